@@ -1,0 +1,65 @@
+// Command-line parsing for every step. Host-only C++ (no CUDA), so it is unit-tested
+// everywhere. Bad input throws UsageError with a one-line message naming the problem.
+#pragma once
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace sgemm {
+
+// Process exit codes, shared by every step.
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitVerifyFailed = 1,  // a result did not match cuBLAS (or a guard cell was written)
+  kExitUsage = 2,         // bad command line or input file
+  kExitNoGpu = 3,         // no CUDA GPU: the GPU tests report this as SKIPPED
+  kExitRuntime = 4,       // a CUDA / cuBLAS / I/O error at run time
+};
+
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct Shape {
+  int m, n, k;
+  bool operator==(const Shape&) const = default;
+};
+
+enum class Mode { CheckAndTime, CheckOnly, TimeOnly };
+
+struct Options {
+  std::vector<Shape> shapes{{4096, 4096, 4096}};
+  float alpha = 1.0f;
+  float beta = 0.0f;
+  int reps = 0;      // 0: chosen per shape so each implementation is timed for ~1 s
+  int warmup = 2;
+  std::uint64_t seed = 2024;
+  Mode mode = Mode::CheckAndTime;
+  bool compare_cublas = true;  // time cuBLAS in the same run for the ratio
+  std::string csv_path;        // append one row per shape
+  std::string variant;         // label of non-default tunables, for tuning sweeps
+  std::string load_a, load_b, load_c, save_c;  // .npy files
+  int device = 0;
+  bool help = false;
+};
+
+// Guard columns added to every row of C (ldc = N + kGuardCols) and guard cells before and
+// after the whole of C. Four columns keep ldc % 4 == N % 4, so 16-byte alignment of C's rows
+// is the same as without guards.
+inline constexpr int kGuardCols = 4;
+inline constexpr int kGuardCells = 64;
+
+// Largest M, N or K: a step may put one block per 16 rows or columns on grid.y (max 65535).
+inline constexpr int kMaxDim = 1000000;
+
+Options parse_args(int argc, const char* const* argv);
+std::string usage(const std::string& program);
+
+// Parsing pieces, exposed for the tests.
+int parse_dim(const std::string& text, const std::string& what);
+Shape parse_shape(const std::string& text);               // "S" or "MxNxK"
+std::vector<Shape> parse_shape_list(const std::string& text);  // comma-separated shapes
+void check_indexable(const Shape& s);  // every matrix must be indexable with 32-bit ints
+
+}  // namespace sgemm
