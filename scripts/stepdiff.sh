@@ -47,7 +47,7 @@ resolve_step() {
   done < <(all_steps)
   case ${#matches[@]} in
     1) echo "${matches[0]}" ;;
-    0) die "unknown step '$1'; known steps: $(all_steps | tr '\n' ' ')" ;;
+    0) die "unknown step '$1'; known steps: $(all_steps | paste -s -d ' ' -)" ;;
     *) die "step '$1' is ambiguous: ${matches[*]}" ;;
   esac
 }
@@ -102,6 +102,7 @@ added, removed = diff_line_counts(sys.argv[1], sys.argv[2])
 print(f"{sys.argv[1]} -> {sys.argv[2]}: {added} lines added, {removed} lines removed")
 ' "$old_file" "$new_file"
 else
-  # diff exits 1 when the files differ, which is the expected case.
-  diff -u "$old_file" "$new_file" || [[ $? -eq 1 ]]
+  # The labels replace file modification times, which mean nothing here. diff exits 1
+  # when the files differ, which is the expected case.
+  diff -u --label "$old_file" --label "$new_file" "$old_file" "$new_file" || [[ $? -eq 1 ]]
 fi

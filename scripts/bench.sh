@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The main job: build every step, run each on the GPU here at the standard sizes, write
+# results/<gpu>/<step>.csv, then regenerate the plots and tables from results/.
+#
+#   scripts/bench.sh [--build DIR] [--sizes LIST] [--steps "01_initial 12_double_buffer"] [--no-plots]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=build
+sizes=1024,2048,4096,8192
+steps=""
+plots=1
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --build) build=$2; shift 2 ;;
+    --sizes) sizes=$2; shift 2 ;;
+    --steps) steps=$2; shift 2 ;;
+    --no-plots) plots=0; shift ;;
+    -h|--help) sed -n '2,6p' "$0"; exit 0 ;;
+    *) echo "bench.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
+  esac
+done
+
+if ! gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1) || [ -z "$gpu" ]; then
+  echo "bench.sh: no NVIDIA GPU found (nvidia-smi); the benchmarks need one. scripts/regenerate.sh" \
+       "rebuilds plots and tables from the committed results without a GPU." >&2
+  exit 3
+fi
+slug=$(echo "$gpu" | tr '[:upper:]' '[:lower:]' | sed -E 's/[^a-z0-9]+/-/g; s/^-|-$//g')
+
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DSGEMM_BUILD_TESTS=OFF >/dev/null
+cmake --build "$build" -j "$(nproc)"
+
+[ -n "$steps" ] || steps=$(cd "$build/bin" && ls -1 | grep -E '^[0-9]{2}_[a-z0-9_]+$' | sort)
+mkdir -p "results/$slug"
+for step in $steps; do
+  csv="results/$slug/$step.csv"
+  rm -f "$csv"  # a results file holds one run of the step: the newest
+  "$build/bin/$step" --sizes "$sizes" --csv "$csv"
+done
+echo "bench.sh: results in results/$slug/"
+if [ "$plots" = 1 ]; then
+  scripts/regenerate.sh
+fi

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# One call on a lent GPU machine (see docs/reproduce.md): build, host tests and the GPU
+# suite, compute-sanitizer, SASS statistics, benchmarks and sweeps, with every log under
+# OUT_DIR so it comes back.
+#
+#   scripts/device_run.sh OUT_DIR PHASE...
+#   phases: build  test  sanitize  sass  bench[=SIZES]  sweep=FILE (one sweep.py argument line per line)
+#           ncu=STEP[,STEP...]  (a few profiler metrics at 4096)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${1:?usage: scripts/device_run.sh OUT_DIR PHASE...}
+shift
+logs="$out/logs"
+mkdir -p "$logs"
+build=build-device
+status=0
+note() { echo "== $* ($(date -u +%T))" | tee -a "$out/summary.txt"; }
+
+for phase in "$@"; do
+  case "$phase" in
+    build)
+      note build
+      nvidia-smi > "$logs/nvidia-smi.txt" 2>&1
+      prefix=""
+      if ls .deps/catch2_*.deb >/dev/null 2>&1; then  # Catch2 travels as a .deb: no registry there
+        mkdir -p /tmp/catch2 && dpkg -x .deps/catch2_*.deb /tmp/catch2 && prefix=/tmp/catch2/usr
+      fi
+      cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+            ${prefix:+-DCMAKE_PREFIX_PATH=$prefix} > "$logs/configure.log" 2>&1 || status=1
+      cmake --build "$build" -j "$(nproc)" > "$logs/build.log" 2>&1 || status=1
+      grep -E "error|registers|spill" "$logs/build.log" | tail -n 40 >> "$out/summary.txt"
+      ;;
+    test)
+      note test
+      (cd "$build" && ctest -j 4 --output-on-failure) > "$logs/ctest.log" 2>&1 || status=1
+      tail -n 15 "$logs/ctest.log" >> "$out/summary.txt"
+      ;;
+    sanitize)
+      note sanitize
+      SANITIZE_JOBS=8 scripts/sanitize.sh "$build" "$logs/sanitizer" > "$logs/sanitize.log" 2>&1 || status=1
+      grep -E "FAILED|sanitizer:" "$logs/sanitize.log" >> "$out/summary.txt"
+      ;;
+    sass)
+      note sass
+      for exe in "$build"/bin/[0-9][0-9]_*; do
+        step=$(basename "$exe")
+        cuobjdump --dump-sass "$exe" > "$logs/$step.sass" 2>&1
+        # The kernel's instruction mix: FFMA share, shared loads by width, async copies, spills.
+        printf '%-26s FFMA %5d  LDS %4d  LDS.64 %4d  LDS.128 %4d  STS %4d  LDGSTS %4d  LDG %4d  LDL/STL %d  BAR %d\n' "$step" \
+          "$(grep -c 'FFMA' "$logs/$step.sass")" "$(grep -cE 'LDS(\.U)? ' "$logs/$step.sass")" \
+          "$(grep -c 'LDS.64' "$logs/$step.sass")" "$(grep -c 'LDS.128' "$logs/$step.sass")" \
+          "$(grep -c ' STS' "$logs/$step.sass")" "$(grep -c 'LDGSTS' "$logs/$step.sass")" \
+          "$(grep -cE ' LDG' "$logs/$step.sass")" "$(grep -cE 'LDL|STL' "$logs/$step.sass")" \
+          "$(grep -c 'BAR.SYNC' "$logs/$step.sass")"
+      done | tee "$logs/sass_stats.txt" >> "$out/summary.txt"
+      ;;
+    bench|bench=*)
+      sizes=${phase#bench}; sizes=${sizes#=}; sizes=${sizes:-1024,2048,4096,8192}
+      note "bench $sizes"
+      scripts/bench.sh --build "$build" --sizes "$sizes" --no-plots > "$logs/bench.log" 2>&1 || status=1
+      grep -E "^[0-9]{2}_| 4096 " "$logs/bench.log" >> "$out/summary.txt"
+      ;;
+    sweep=*)
+      file=${phase#sweep=}
+      note "sweep $file"
+      mkdir -p "$out/tuning"
+      while read -r line; do
+        [ -z "$line" ] && continue
+        step=$(echo "$line" | sed -E 's/.*--step ([^ ]+).*/\1/')
+        eval "python3 scripts/sweep.py --build $build --csv $out/tuning/$step.csv $line" >> "$logs/sweep.log" 2>&1 || status=1
+      done < "$file"
+      cat "$logs/sweep.log" >> "$out/summary.txt"
+      ;;
+    ncu=*)
+      note "$phase"
+      metrics=sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active,smsp__inst_executed_pipe_lsu.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,lts__t_sector_hit_rate.pct,dram__bytes_read.sum,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__average_warp_latency_issue_stalled_barrier.ratio,smsp__average_warp_latency_issue_stalled_long_scoreboard.ratio,smsp__average_warp_latency_issue_stalled_mio_throttle.ratio,smsp__average_warp_latency_issue_stalled_short_scoreboard.ratio,smsp__inst_executed.sum,smsp__sass_thread_inst_executed_op_ffma_pred_on.sum,launch__registers_per_thread,launch__occupancy_limit_registers,sm__throughput.avg.pct_of_peak_sustained_elapsed
+      for step in $(echo "${phase#ncu=}" | tr ',' ' '); do
+        ncu --clock-control none --kernel-name sgemm_kernel --launch-count 1 --metrics "$metrics" --csv \
+            "$build/bin/$step" --size 4096 --time-only --reps 1 --warmup 0 --no-cublas-timing \
+            > "$logs/ncu.$step.csv" 2>&1 || status=1
+      done
+      ;;
+    *) echo "device_run.sh: unknown phase $phase" >&2; status=2 ;;
+  esac
+done
+note "done, status $status"
+parts=(logs)
+[ -d "$out/tuning" ] && parts+=(tuning)
+tar -czf "$out/logs.tgz" -C "$out" "${parts[@]}"
+[ -d results ] && tar -czf "$out/results.tgz" results
+rm -rf "$logs" "$out/tuning"
+exit $status

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Runs every step in check mode on small adversarial shapes under compute-sanitizer's four
+# tools (memcheck, racecheck, synccheck, initcheck). Only our kernel is instrumented
+# (--kernel-name kns=sgemm_kernel): cuBLAS, which computes the reference, is not ours to fix.
+#
+#   scripts/sanitize.sh [BUILD_DIR] [LOG_DIR]     (defaults: build, build/sanitizer)
+# Exits non-zero if any tool reports an error or any check fails.
+set -euo pipefail
+build=${1:-build}
+logs=${2:-$build/sanitizer}
+mkdir -p "$logs"
+command -v compute-sanitizer >/dev/null || { echo "compute-sanitizer not found (it ships with the CUDA toolkit)"; exit 2; }
+sizes="1x1x1,17x31x13,129x127x65,257x255x33,64x64x300"
+fail=0
+run() {  # tool step beta
+  local tool=$1 step=$2 beta=$3 log="$logs/$2.$1.beta$3.log"
+  if compute-sanitizer --tool "$tool" --kernel-name kns=sgemm_kernel --error-exitcode 99 \
+       "$build/bin/$step" --check --sizes "$sizes" --alpha 1.5 --beta "$beta" >"$log" 2>&1; then
+    echo "ok      $tool $step beta=$beta"
+  else
+    echo "FAILED  $tool $step beta=$beta (rc $?, see $log)"; return 1
+  fi
+}
+export -f run
+export logs sizes build
+steps=$(cd "$build/bin" && ls -1 | grep -E '^[0-9]{2}_' | grep -v '^00_cublas$' | sort)
+jobs=()
+for tool in memcheck racecheck synccheck initcheck; do
+  for step in $steps; do
+    for beta in 0 0.5; do jobs+=("$tool $step $beta"); done
+  done
+done
+# Several processes share the GPU; correctness, not timing, is measured here.
+printf '%s\n' "${jobs[@]}" | xargs -P "${SANITIZE_JOBS:-6}" -L 1 bash -c 'run "$@"' _ | sort -k2,3 | tee "$logs/summary.txt"
+if grep -q FAILED "$logs/summary.txt"; then fail=1; fi
+echo "sanitizer: $(grep -c '^ok' "$logs/summary.txt") passed, $(grep -c FAILED "$logs/summary.txt" || true) failed"
+exit $fail

@@ -1,0 +1,84 @@
+// Step 04 - swap the x/y <-> i/j mappings                 previous: 03_shared_memory_tiling
+// Change: with SWAP_XY, blockIdx.x walks down the rows of C (M) instead of across its
+//         columns (N); blockIdx.y takes the other dimension.
+// Why:    blocks are launched in blockIdx.x order, so neighbours in x run at the same time.
+//         Which operand they share (a row panel of A, or a column panel of B) decides what
+//         the L2 cache must hold; the better order is found by measuring both.
+// Watch:  L2 hit rate and DRAM traffic (lts__t_sector_hit_rate, dram__bytes_read).
+#include "sgemm.cuh"
+
+constexpr int THREADS_X = 32;   // threads per block along N (columns of C)
+constexpr int THREADS_Y = 32;   // threads per block along M (rows of C)
+constexpr int TUNE_SPLIT = 32;  // K-width of a shared tile
+constexpr bool SWAP_XY = true;  // true: blockIdx.x runs along M, blockIdx.y along N
+
+constexpr int THREADS = THREADS_X * THREADS_Y;
+constexpr int BM = THREADS_Y;   // rows of C per block
+constexpr int BN = THREADS_X;   // columns of C per block
+static_assert(THREADS % 32 == 0 && THREADS <= 1024, "a block is whole warps, at most 1024 threads");
+static_assert((BM + BN) * TUNE_SPLIT * sizeof(float) <= 48 * 1024, "static shared memory is at most 48 KB");
+
+// Element (row, col) of a row-major matrix with row stride ld.
+template <class T>
+__device__ __forceinline__ T& at(T* matrix, int ld, int row, int col) {
+  return matrix[row * ld + col];
+}
+
+// The element, or 0 outside the matrix: edge tiles are padded with zeros, which add nothing.
+__device__ __forceinline__ float load_or_zero(const float* matrix, int ld, int row, int col, int rows, int cols) {
+  return row < rows && col < cols ? at(matrix, ld, row, col) : 0.0f;
+}
+
+// C[row][col] = alpha * acc + beta * C[row][col]; with beta == 0, C is write-only (BLAS
+// semantics): NaN or garbage already in C never leaks into the result.
+__device__ __forceinline__ void store_c(const sgemm::Problem& p, int row, int col, float acc) {
+  float& c = at(p.C, p.ldc, row, col);
+  c = p.beta == 0.0f ? p.alpha * acc : p.alpha * acc + p.beta * c;
+}
+
+// global -> shared: the TUNE_SPLIT-wide tiles of A and B that start at column / row k0.
+// Consecutive threads take consecutive elements of a row, so the global loads coalesce.
+__device__ __forceinline__ void copy_tile(const sgemm::Problem& p, float (&sA)[BM][TUNE_SPLIT], float (&sB)[TUNE_SPLIT][BN],
+                                          int block_row, int block_col, int k0, int tid) {
+  for (int i = tid; i < BM * TUNE_SPLIT; i += THREADS) {
+    const int r = i / TUNE_SPLIT, c = i % TUNE_SPLIT;
+    sA[r][c] = load_or_zero(p.A, p.lda, block_row + r, k0 + c, p.M, p.K);
+  }
+  for (int i = tid; i < TUNE_SPLIT * BN; i += THREADS) {
+    const int r = i / BN, c = i % BN;
+    sB[r][c] = load_or_zero(p.B, p.ldb, k0 + r, block_col + c, p.K, p.N);
+  }
+}
+
+__global__ void __launch_bounds__(THREADS) sgemm_kernel(sgemm::Problem p) {
+  __shared__ float sA[BM][TUNE_SPLIT];  // [BM][TUNE_SPLIT]: the block's rows of A, one k tile
+  __shared__ float sB[TUNE_SPLIT][BN];  // [TUNE_SPLIT][BN]: the block's columns of B, one k tile
+
+  const int tid = threadIdx.y * THREADS_X + threadIdx.x;
+  const int block_row = (SWAP_XY ? blockIdx.x : blockIdx.y) * BM;
+  const int block_col = (SWAP_XY ? blockIdx.y : blockIdx.x) * BN;
+
+  float acc = 0.0f;
+  const int k_tiles = sgemm::ceil_div(p.K, TUNE_SPLIT);  // k_tile runs over these
+  for (int k_tile = 0; k_tile < k_tiles; ++k_tile) {
+    copy_tile(p, sA, sB, block_row, block_col, k_tile * TUNE_SPLIT, tid);
+    __syncthreads();  // the tile is complete before anyone reads it
+
+#pragma unroll
+    for (int k = 0; k < TUNE_SPLIT; ++k) acc += sA[threadIdx.y][k] * sB[k][threadIdx.x];
+    __syncthreads();  // everyone is done with the tile before it is overwritten
+  }
+
+  const int row = block_row + threadIdx.y;
+  const int col = block_col + threadIdx.x;
+  if (row < p.M && col < p.N) store_c(p, row, col, acc);
+}
+
+void launch(const sgemm::Problem& p, cudaStream_t stream) {
+  const dim3 block(THREADS_X, THREADS_Y);
+  const dim3 grid = SWAP_XY ? dim3(sgemm::ceil_div(p.M, BM), sgemm::ceil_div(p.N, BN))
+                            : dim3(sgemm::ceil_div(p.N, BN), sgemm::ceil_div(p.M, BM));
+  sgemm_kernel<<<grid, block, 0, stream>>>(p);
+}
+
+int main(int argc, char** argv) { return sgemm::run_step(argc, argv, SGEMM_STEP, launch); }

@@ -1,0 +1,101 @@
+// Step 06 - register caching                                    previous: 05_thread_tiling
+// Change: for each k, the thread's column of A and row of B are read from shared memory into
+//         registers (a_frag, b_frag) once, then used for the whole outer product.
+// Why:    step 05 leaves it to the compiler to notice that sA[..][k] is reused across j and
+//         sB[k][..] across i; writing the fragments out makes the reuse explicit, so each
+//         shared value is loaded exactly once per k (TY + TX loads for TY * TX FMAs).
+// Watch:  LDS count per FFMA in the SASS; registers per thread (fragments add TY + TX).
+#include "sgemm.cuh"
+
+constexpr int THREADS_X = 16;     // threads per block along N (columns of C)
+constexpr int THREADS_Y = 16;     // threads per block along M (rows of C)
+constexpr int TUNE_SPLIT = 16;    // K-width of a shared tile
+constexpr bool SWAP_XY = true;    // true: blockIdx.x runs along M, blockIdx.y along N
+constexpr int THREAD_TILE_X = 8;  // outputs per thread along N
+constexpr int THREAD_TILE_Y = 8;  // outputs per thread along M
+
+constexpr int THREADS = THREADS_X * THREADS_Y;
+constexpr int BM = THREADS_Y * THREAD_TILE_Y;  // rows of C per block
+constexpr int BN = THREADS_X * THREAD_TILE_X;  // columns of C per block
+static_assert(THREADS % 32 == 0 && THREADS <= 1024, "a block is whole warps, at most 1024 threads");
+static_assert((BM + BN) * TUNE_SPLIT * sizeof(float) <= 48 * 1024, "static shared memory is at most 48 KB");
+
+// Element (row, col) of a row-major matrix with row stride ld.
+template <class T>
+__device__ __forceinline__ T& at(T* matrix, int ld, int row, int col) {
+  return matrix[row * ld + col];
+}
+
+// The element, or 0 outside the matrix: edge tiles are padded with zeros, which add nothing.
+__device__ __forceinline__ float load_or_zero(const float* matrix, int ld, int row, int col, int rows, int cols) {
+  return row < rows && col < cols ? at(matrix, ld, row, col) : 0.0f;
+}
+
+// C[row][col] = alpha * acc + beta * C[row][col]; with beta == 0, C is write-only (BLAS
+// semantics): NaN or garbage already in C never leaks into the result.
+__device__ __forceinline__ void store_c(const sgemm::Problem& p, int row, int col, float acc) {
+  float& c = at(p.C, p.ldc, row, col);
+  c = p.beta == 0.0f ? p.alpha * acc : p.alpha * acc + p.beta * c;
+}
+
+// global -> shared: the TUNE_SPLIT-wide tiles of A and B that start at column / row k0.
+// Consecutive threads take consecutive elements of a row, so the global loads coalesce.
+__device__ __forceinline__ void copy_tile(const sgemm::Problem& p, float (&sA)[BM][TUNE_SPLIT], float (&sB)[TUNE_SPLIT][BN],
+                                          int block_row, int block_col, int k0, int tid) {
+  for (int i = tid; i < BM * TUNE_SPLIT; i += THREADS) {
+    const int r = i / TUNE_SPLIT, c = i % TUNE_SPLIT;
+    sA[r][c] = load_or_zero(p.A, p.lda, block_row + r, k0 + c, p.M, p.K);
+  }
+  for (int i = tid; i < TUNE_SPLIT * BN; i += THREADS) {
+    const int r = i / BN, c = i % BN;
+    sB[r][c] = load_or_zero(p.B, p.ldb, k0 + r, block_col + c, p.K, p.N);
+  }
+}
+
+__global__ void __launch_bounds__(THREADS) sgemm_kernel(sgemm::Problem p) {
+  __shared__ float sA[BM][TUNE_SPLIT];  // [BM][TUNE_SPLIT]: the block's rows of A, one k tile
+  __shared__ float sB[TUNE_SPLIT][BN];  // [TUNE_SPLIT][BN]: the block's columns of B, one k tile
+
+  const int tid = threadIdx.y * THREADS_X + threadIdx.x;
+  const int block_row = (SWAP_XY ? blockIdx.x : blockIdx.y) * BM;
+  const int block_col = (SWAP_XY ? blockIdx.y : blockIdx.x) * BN;
+
+  float acc[THREAD_TILE_Y][THREAD_TILE_X] = {};  // [TY][TX]: this thread's outputs
+  const int k_tiles = sgemm::ceil_div(p.K, TUNE_SPLIT);  // k_tile runs over these
+  for (int k_tile = 0; k_tile < k_tiles; ++k_tile) {
+    copy_tile(p, sA, sB, block_row, block_col, k_tile * TUNE_SPLIT, tid);
+    __syncthreads();  // the tile is complete before anyone reads it
+
+#pragma unroll
+    for (int k = 0; k < TUNE_SPLIT; ++k) {
+      float a_frag[THREAD_TILE_Y], b_frag[THREAD_TILE_X];  // this k's column of A, row of B
+#pragma unroll
+      for (int i = 0; i < THREAD_TILE_Y; ++i) a_frag[i] = sA[threadIdx.y * THREAD_TILE_Y + i][k];
+#pragma unroll
+      for (int j = 0; j < THREAD_TILE_X; ++j) b_frag[j] = sB[k][threadIdx.x * THREAD_TILE_X + j];
+#pragma unroll
+      for (int i = 0; i < THREAD_TILE_Y; ++i)
+#pragma unroll
+        for (int j = 0; j < THREAD_TILE_X; ++j) acc[i][j] += a_frag[i] * b_frag[j];
+    }
+    __syncthreads();  // everyone is done with the tile before it is overwritten
+  }
+
+#pragma unroll
+  for (int i = 0; i < THREAD_TILE_Y; ++i)
+#pragma unroll
+    for (int j = 0; j < THREAD_TILE_X; ++j) {
+      const int row = block_row + threadIdx.y * THREAD_TILE_Y + i;
+      const int col = block_col + threadIdx.x * THREAD_TILE_X + j;
+      if (row < p.M && col < p.N) store_c(p, row, col, acc[i][j]);
+    }
+}
+
+void launch(const sgemm::Problem& p, cudaStream_t stream) {
+  const dim3 block(THREADS_X, THREADS_Y);
+  const dim3 grid = SWAP_XY ? dim3(sgemm::ceil_div(p.M, BM), sgemm::ceil_div(p.N, BN))
+                            : dim3(sgemm::ceil_div(p.N, BN), sgemm::ceil_div(p.M, BM));
+  sgemm_kernel<<<grid, block, 0, stream>>>(p);
+}
+
+int main(int argc, char** argv) { return sgemm::run_step(argc, argv, SGEMM_STEP, launch); }

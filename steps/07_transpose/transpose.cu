@@ -1,0 +1,107 @@
+// Step 07 - transpose                                         previous: 06_register_caching
+// Change: A is stored transposed in shared memory, sA[k][m] instead of sA[m][k], with its
+//         rows padded by A_PAD floats.
+// Why:    a thread's a_frag is THREAD_TILE_Y consecutive rows of A at one k. In step 06 they
+//         sit TUNE_SPLIT floats apart (one 4-byte LDS each); transposed they are contiguous,
+//         so they can be read with 16-byte LDS.128, like b_frag. The price: the copy into
+//         shared memory now writes down columns, and those stores can collide in one bank.
+// Watch:  LDS.128 in the SASS; shared-memory bank conflicts on the stores
+//         (l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st).
+#include "sgemm.cuh"
+
+constexpr int THREADS_X = 16;     // threads per block along N (columns of C)
+constexpr int THREADS_Y = 16;     // threads per block along M (rows of C)
+constexpr int TUNE_SPLIT = 16;    // K-width of a shared tile
+constexpr bool SWAP_XY = true;    // true: blockIdx.x runs along M, blockIdx.y along N
+constexpr int THREAD_TILE_X = 8;  // outputs per thread along N
+constexpr int THREAD_TILE_Y = 8;  // outputs per thread along M
+
+constexpr int A_PAD = 4;  // floats of padding per row of the transposed A tile
+
+constexpr int THREADS = THREADS_X * THREADS_Y;
+constexpr int BM = THREADS_Y * THREAD_TILE_Y;  // rows of C per block
+constexpr int BN = THREADS_X * THREAD_TILE_X;  // columns of C per block
+static_assert(THREADS % 32 == 0 && THREADS <= 1024, "a block is whole warps, at most 1024 threads");
+static_assert((BM + A_PAD + BN) * TUNE_SPLIT * sizeof(float) <= 48 * 1024, "static shared memory is at most 48 KB");
+static_assert(A_PAD % 4 == 0 && THREAD_TILE_Y % 4 == 0 && THREAD_TILE_X % 4 == 0,
+              "fragments are read as aligned float4: rows and thread tiles are multiples of 4 floats");
+
+// Element (row, col) of a row-major matrix with row stride ld.
+template <class T>
+__device__ __forceinline__ T& at(T* matrix, int ld, int row, int col) {
+  return matrix[row * ld + col];
+}
+
+// The element, or 0 outside the matrix: edge tiles are padded with zeros, which add nothing.
+__device__ __forceinline__ float load_or_zero(const float* matrix, int ld, int row, int col, int rows, int cols) {
+  return row < rows && col < cols ? at(matrix, ld, row, col) : 0.0f;
+}
+
+// C[row][col] = alpha * acc + beta * C[row][col]; with beta == 0, C is write-only (BLAS
+// semantics): NaN or garbage already in C never leaks into the result.
+__device__ __forceinline__ void store_c(const sgemm::Problem& p, int row, int col, float acc) {
+  float& c = at(p.C, p.ldc, row, col);
+  c = p.beta == 0.0f ? p.alpha * acc : p.alpha * acc + p.beta * c;
+}
+
+// global -> shared: the TUNE_SPLIT-wide tiles of A and B that start at column / row k0.
+// Consecutive threads take consecutive elements of a row, so the global loads coalesce.
+__device__ __forceinline__ void copy_tile(const sgemm::Problem& p, float (&sA)[TUNE_SPLIT][BM + A_PAD], float (&sB)[TUNE_SPLIT][BN],
+                                          int block_row, int block_col, int k0, int tid) {
+  for (int i = tid; i < BM * TUNE_SPLIT; i += THREADS) {
+    const int r = i / TUNE_SPLIT, c = i % TUNE_SPLIT;
+    sA[c][r] = load_or_zero(p.A, p.lda, block_row + r, k0 + c, p.M, p.K);
+  }
+  for (int i = tid; i < TUNE_SPLIT * BN; i += THREADS) {
+    const int r = i / BN, c = i % BN;
+    sB[r][c] = load_or_zero(p.B, p.ldb, k0 + r, block_col + c, p.K, p.N);
+  }
+}
+
+__global__ void __launch_bounds__(THREADS) sgemm_kernel(sgemm::Problem p) {
+  __shared__ __align__(16) float sA[TUNE_SPLIT][BM + A_PAD];  // [TUNE_SPLIT][BM]: A transposed on load
+  __shared__ __align__(16) float sB[TUNE_SPLIT][BN];          // [TUNE_SPLIT][BN]: the block's columns of B
+
+  const int tid = threadIdx.y * THREADS_X + threadIdx.x;
+  const int block_row = (SWAP_XY ? blockIdx.x : blockIdx.y) * BM;
+  const int block_col = (SWAP_XY ? blockIdx.y : blockIdx.x) * BN;
+
+  float acc[THREAD_TILE_Y][THREAD_TILE_X] = {};  // [TY][TX]: this thread's outputs
+  const int k_tiles = sgemm::ceil_div(p.K, TUNE_SPLIT);  // k_tile runs over these
+  for (int k_tile = 0; k_tile < k_tiles; ++k_tile) {
+    copy_tile(p, sA, sB, block_row, block_col, k_tile * TUNE_SPLIT, tid);
+    __syncthreads();  // the tile is complete before anyone reads it
+
+#pragma unroll
+    for (int k = 0; k < TUNE_SPLIT; ++k) {
+      float a_frag[THREAD_TILE_Y], b_frag[THREAD_TILE_X];  // this k's column of A, row of B
+#pragma unroll
+      for (int i = 0; i < THREAD_TILE_Y; ++i) a_frag[i] = sA[k][threadIdx.y * THREAD_TILE_Y + i];
+#pragma unroll
+      for (int j = 0; j < THREAD_TILE_X; ++j) b_frag[j] = sB[k][threadIdx.x * THREAD_TILE_X + j];
+#pragma unroll
+      for (int i = 0; i < THREAD_TILE_Y; ++i)
+#pragma unroll
+        for (int j = 0; j < THREAD_TILE_X; ++j) acc[i][j] += a_frag[i] * b_frag[j];
+    }
+    __syncthreads();  // everyone is done with the tile before it is overwritten
+  }
+
+#pragma unroll
+  for (int i = 0; i < THREAD_TILE_Y; ++i)
+#pragma unroll
+    for (int j = 0; j < THREAD_TILE_X; ++j) {
+      const int row = block_row + threadIdx.y * THREAD_TILE_Y + i;
+      const int col = block_col + threadIdx.x * THREAD_TILE_X + j;
+      if (row < p.M && col < p.N) store_c(p, row, col, acc[i][j]);
+    }
+}
+
+void launch(const sgemm::Problem& p, cudaStream_t stream) {
+  const dim3 block(THREADS_X, THREADS_Y);
+  const dim3 grid = SWAP_XY ? dim3(sgemm::ceil_div(p.M, BM), sgemm::ceil_div(p.N, BN))
+                            : dim3(sgemm::ceil_div(p.N, BN), sgemm::ceil_div(p.M, BM));
+  sgemm_kernel<<<grid, block, 0, stream>>>(p);
+}
+
+int main(int argc, char** argv) { return sgemm::run_step(argc, argv, SGEMM_STEP, launch); }

@@ -1,0 +1,167 @@
+// Step 11 - copy/compute overlap                               previous: 10_vectorized_async_copy
+// Change: each k tile, a thread first copies all of its fragments of the tile from shared
+//         memory into registers; after a barrier the copy of tile k+1 is issued into the
+//         (one) shared buffer, and only then does the math on tile k run, from registers.
+// Why:    in step 10 the whole block waits for each tile's copy with nothing to do: the
+//         copy and the math take turns. Here the copy of the next tile is in flight while
+//         the math of this one runs. The price is registers: the tile's fragments,
+//         TUNE_SPLIT * (THREAD_TILE_Y + THREAD_TILE_X) floats, are held at once.
+// Watch:  registers per thread (and so blocks per SM); stall reasons "barrier" and
+//         "long scoreboard" fall.
+#include "sgemm.cuh"
+
+constexpr int THREADS_X = 16;     // threads per block along N (columns of C)
+constexpr int THREADS_Y = 16;     // threads per block along M (rows of C)
+constexpr int TUNE_SPLIT = 8;     // K-width of a shared tile
+constexpr bool SWAP_XY = true;    // true: blockIdx.x runs along M, blockIdx.y along N
+constexpr int THREAD_TILE_X = 8;  // outputs per thread along N
+constexpr int THREAD_TILE_Y = 8;  // outputs per thread along M
+constexpr int WARP_SHAPE_X = 8;   // lanes of a warp along N; 32 / WARP_SHAPE_X along M
+constexpr bool ASYNC_LOADS = true;  // global -> shared with cp.async (false: through registers)
+constexpr int COPY_VECTOR = 4;      // floats per cp.async of B: 1, 2 or 4 (4, 8 or 16 bytes)
+constexpr int B_PAD = 0;            // floats of padding per row of the B tile
+
+constexpr int A_PAD = 4;  // floats of padding per row of the transposed A tile
+
+constexpr int THREADS = THREADS_X * THREADS_Y;
+constexpr int BM = THREADS_Y * THREAD_TILE_Y;  // rows of C per block
+constexpr int BN = THREADS_X * THREAD_TILE_X;  // columns of C per block
+constexpr int WARP_SHAPE_Y = 32 / WARP_SHAPE_X;
+constexpr int WARPS_X = THREADS_X / WARP_SHAPE_X;  // warps side by side along N
+static_assert(THREADS % 32 == 0 && THREADS <= 1024, "a block is whole warps, at most 1024 threads");
+static_assert(32 % WARP_SHAPE_X == 0 && THREADS_X % WARP_SHAPE_X == 0 && THREADS_Y % WARP_SHAPE_Y == 0,
+              "warps of WARP_SHAPE_X x WARP_SHAPE_Y lanes tile the THREADS_X x THREADS_Y threads");
+static_assert((BM + A_PAD + BN + B_PAD) * TUNE_SPLIT * sizeof(float) <= 48 * 1024, "static shared memory is at most 48 KB");
+static_assert(ASYNC_LOADS || COPY_VECTOR == 1, "vector copies are cp.async copies");
+static_assert(COPY_VECTOR == 1 || COPY_VECTOR == 2 || COPY_VECTOR == 4, "cp.async copies 4, 8 or 16 bytes");
+static_assert(BN % COPY_VECTOR == 0 && (BN + B_PAD) % COPY_VECTOR == 0,
+              "every vector copy's shared destination must be aligned to its size: pad B's rows by a "
+              "multiple of COPY_VECTOR floats (the seed's +1 breaks 8-byte copies)");
+static_assert(A_PAD % 4 == 0 && B_PAD % 4 == 0 && THREAD_TILE_Y % 4 == 0 && THREAD_TILE_X % 4 == 0,
+              "fragments are read as aligned float4: rows and thread tiles are multiples of 4 floats");
+
+// Element (row, col) of a row-major matrix with row stride ld.
+template <class T>
+__device__ __forceinline__ T& at(T* matrix, int ld, int row, int col) {
+  return matrix[row * ld + col];
+}
+
+// *dst = the element, or 0 outside the matrix: edge tiles are padded with zeros, which add
+// nothing. With ASYNC_LOADS the copy is a 4-byte cp.async; a source size of 0 makes it
+// write zeros without reading (the source address must still be valid, so it is the base).
+__device__ __forceinline__ void copy_or_zero(float* dst, const float* matrix, int ld, int row, int col, int rows,
+                                             int cols) {
+  const bool inside = row < rows && col < cols;
+  if constexpr (ASYNC_LOADS) {
+    const float* src = inside ? &at(matrix, ld, row, col) : matrix;
+    const unsigned dst_shared = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst_shared), "l"(src), "r"(inside ? 4 : 0));
+  } else {
+    *dst = inside ? at(matrix, ld, row, col) : 0.0f;
+  }
+}
+
+// dst[0..COPY_VECTOR) = COPY_VECTOR consecutive elements of a row, zeros past the matrix.
+// One cp.async when the source is aligned to the vector (src_aligned: B's rows start at
+// multiples of COPY_VECTOR floats); it copies the valid bytes and zero-fills the rest.
+// Otherwise, one float at a time.
+__device__ __forceinline__ void copy_vector_or_zero(float* dst, const float* matrix, int ld, int row, int col,
+                                                    int rows, int cols, bool src_aligned) {
+  if (COPY_VECTOR > 1 && src_aligned) {
+    const int valid = row < rows ? max(0, min(cols - col, COPY_VECTOR)) : 0;  // floats inside the matrix
+    const float* src = valid > 0 ? &at(matrix, ld, row, col) : matrix;
+    const unsigned dst_shared = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(dst_shared), "l"(src),
+                 "n"(COPY_VECTOR * sizeof(float)), "r"(valid * int(sizeof(float))));
+  } else {
+#pragma unroll
+    for (int v = 0; v < COPY_VECTOR; ++v) copy_or_zero(dst + v, matrix, ld, row, col + v, rows, cols);
+  }
+}
+
+// Waits until this thread's cp.async copies have landed in shared memory.
+__device__ __forceinline__ void wait_copies() {
+  if constexpr (ASYNC_LOADS) asm volatile("cp.async.wait_all;\n" ::: "memory");
+}
+
+// C[row][col] = alpha * acc + beta * C[row][col]; with beta == 0, C is write-only (BLAS
+// semantics): NaN or garbage already in C never leaks into the result.
+__device__ __forceinline__ void store_c(const sgemm::Problem& p, int row, int col, float acc) {
+  float& c = at(p.C, p.ldc, row, col);
+  c = p.beta == 0.0f ? p.alpha * acc : p.alpha * acc + p.beta * c;
+}
+
+// global -> shared: the TUNE_SPLIT-wide tiles of A and B that start at column / row k0.
+// Consecutive threads take consecutive elements of a row, so the global loads coalesce.
+__device__ __forceinline__ void copy_tile(const sgemm::Problem& p, float (&sA)[TUNE_SPLIT][BM + A_PAD], float (&sB)[TUNE_SPLIT][BN + B_PAD],
+                                          int block_row, int block_col, int k0, int tid) {
+  for (int i = tid; i < BM * TUNE_SPLIT; i += THREADS) {
+    const int r = i / TUNE_SPLIT, c = i % TUNE_SPLIT;
+    copy_or_zero(&sA[c][r], p.A, p.lda, block_row + r, k0 + c, p.M, p.K);
+  }
+  const bool b_aligned = p.ldb % COPY_VECTOR == 0 && reinterpret_cast<uintptr_t>(p.B) % sizeof(float[COPY_VECTOR]) == 0;
+  for (int i = tid; i < TUNE_SPLIT * BN / COPY_VECTOR; i += THREADS) {
+    const int r = i / (BN / COPY_VECTOR), c = i % (BN / COPY_VECTOR) * COPY_VECTOR;
+    copy_vector_or_zero(&sB[r][c], p.B, p.ldb, k0 + r, block_col + c, p.K, p.N, b_aligned);
+  }
+}
+
+__global__ void __launch_bounds__(THREADS) sgemm_kernel(sgemm::Problem p) {
+  __shared__ __align__(16) float sA[TUNE_SPLIT][BM + A_PAD];  // [TUNE_SPLIT][BM]: A transposed on load
+  __shared__ __align__(16) float sB[TUNE_SPLIT][BN + B_PAD];  // [TUNE_SPLIT][BN]: the block's columns of B
+
+  const int tid = threadIdx.y * THREADS_X + threadIdx.x;
+  const int block_row = (SWAP_XY ? blockIdx.x : blockIdx.y) * BM;
+  const int block_col = (SWAP_XY ? blockIdx.y : blockIdx.x) * BN;
+  // This thread's place in the block's thread grid: its warp's rectangle, then its lane.
+  const int warp = tid / 32, lane = tid % 32;
+  const int thread_x = (warp % WARPS_X) * WARP_SHAPE_X + lane % WARP_SHAPE_X;
+  const int thread_y = (warp / WARPS_X) * WARP_SHAPE_Y + lane / WARP_SHAPE_X;
+
+  float acc[THREAD_TILE_Y][THREAD_TILE_X] = {};  // [TY][TX]: this thread's outputs
+  const int k_tiles = sgemm::ceil_div(p.K, TUNE_SPLIT);  // k_tile runs over these
+  copy_tile(p, sA, sB, block_row, block_col, 0, tid);  // tile 0 in flight
+  for (int k_tile = 0; k_tile < k_tiles; ++k_tile) {
+    wait_copies();    // this thread's copies have landed...
+    __syncthreads();  // ...and everyone's: the tile is complete before anyone reads it
+
+    // shared -> registers: this thread's fragments of the whole tile.
+    float a_frag[TUNE_SPLIT][THREAD_TILE_Y], b_frag[TUNE_SPLIT][THREAD_TILE_X];  // [k][TY], [k][TX]
+#pragma unroll
+    for (int k = 0; k < TUNE_SPLIT; ++k) {
+#pragma unroll
+      for (int i = 0; i < THREAD_TILE_Y; ++i) a_frag[k][i] = sA[k][thread_y * THREAD_TILE_Y + i];
+#pragma unroll
+      for (int j = 0; j < THREAD_TILE_X; ++j) b_frag[k][j] = sB[k][thread_x * THREAD_TILE_X + j];
+    }
+    __syncthreads();  // everyone holds its fragments: the buffer may be overwritten
+
+    // The next tile's copy flies while this tile's math runs from registers.
+    if (k_tile + 1 < k_tiles) copy_tile(p, sA, sB, block_row, block_col, (k_tile + 1) * TUNE_SPLIT, tid);
+
+#pragma unroll
+    for (int k = 0; k < TUNE_SPLIT; ++k)
+#pragma unroll
+      for (int i = 0; i < THREAD_TILE_Y; ++i)
+#pragma unroll
+        for (int j = 0; j < THREAD_TILE_X; ++j) acc[i][j] += a_frag[k][i] * b_frag[k][j];
+  }
+
+#pragma unroll
+  for (int i = 0; i < THREAD_TILE_Y; ++i)
+#pragma unroll
+    for (int j = 0; j < THREAD_TILE_X; ++j) {
+      const int row = block_row + thread_y * THREAD_TILE_Y + i;
+      const int col = block_col + thread_x * THREAD_TILE_X + j;
+      if (row < p.M && col < p.N) store_c(p, row, col, acc[i][j]);
+    }
+}
+
+void launch(const sgemm::Problem& p, cudaStream_t stream) {
+  const dim3 block(THREADS_X, THREADS_Y);
+  const dim3 grid = SWAP_XY ? dim3(sgemm::ceil_div(p.M, BM), sgemm::ceil_div(p.N, BN))
+                            : dim3(sgemm::ceil_div(p.N, BN), sgemm::ceil_div(p.M, BM));
+  sgemm_kernel<<<grid, block, 0, stream>>>(p);
+}
+
+int main(int argc, char** argv) { return sgemm::run_step(argc, argv, SGEMM_STEP, launch); }
