@@ -3,7 +3,12 @@
 execute_process(COMMAND git -C "${SOURCE_DIR}" rev-parse --short=12 HEAD
                 OUTPUT_VARIABLE rev OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0 OR rev STREQUAL "")
-  set(rev "unknown")
+  # A copy of the tree without .git (e.g. sent to a GPU machine) can be told its revision.
+  if(DEFINED ENV{SGEMM_GIT_REV})
+    set(rev "$ENV{SGEMM_GIT_REV}")
+  else()
+    set(rev "unknown")
+  endif()
 else()
   execute_process(COMMAND git -C "${SOURCE_DIR}" status --porcelain --untracked-files=no
                   OUTPUT_VARIABLE dirty OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)

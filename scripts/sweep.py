@@ -60,6 +60,7 @@ def main() -> int:
                     help="values to sweep for one tunable (repeat for more)")
     ap.add_argument("--sizes", default="2048,4096")
     ap.add_argument("--csv", required=True, type=Path)
+    ap.add_argument("--reps", default="20", help="timed repetitions per size (the harness's --reps)")
     ap.add_argument("--arch", default="90")
     ap.add_argument("--jobs", type=int, default=os.cpu_count())
     ap.add_argument("--check-sizes", default="1x1x1,127x129x33,255x257x17",
@@ -96,7 +97,8 @@ def main() -> int:
         if check.returncode != 0:
             print(f"{'':50s} FAILED the check:\n{check.stdout}{check.stderr}", flush=True)
             continue
-        run = subprocess.run([str(exe), "--sizes", args.sizes, "--csv", str(args.csv), "--variant", label],
+        run = subprocess.run([str(exe), "--sizes", args.sizes, "--reps", args.reps, "--csv", str(args.csv),
+                              "--variant", label],
                              capture_output=True, text=True)
         print("\n".join(run.stdout.splitlines()[2:]) or run.stderr, flush=True)
     return 0

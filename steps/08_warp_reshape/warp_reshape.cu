@@ -1,11 +1,15 @@
 // Step 08 - warp reshape                                             previous: 07_transpose
 // Change: the 32 lanes of a warp cover a WARP_SHAPE_X x (32 / WARP_SHAPE_X) rectangle of the
-//         block's thread grid, instead of whole rows of THREADS_X threads.
-// Why:    what one warp-wide fragment load costs depends on how many distinct addresses the
-//         32 lanes touch: lanes in one row of the rectangle share a_frag, lanes in one column
-//         share b_frag (a broadcast). A squarer warp reads fewer distinct bytes per k, so
-//         fewer shared-memory wavefronts per FMA.
-// Watch:  shared-memory wavefronts per LDS (l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld).
+//         block's thread grid, instead of whole rows of THREADS_X threads; and a thread's
+//         outputs are 4-wide vectors interleaved with its neighbours' (tile_row, tile_col)
+//         instead of one contiguous THREAD_TILE_Y x THREAD_TILE_X block.
+// Why:    what one warp-wide fragment load costs depends on which addresses the 32 lanes
+//         touch. Lanes in one row of the rectangle share a_frag, lanes in one column share
+//         b_frag (a broadcast), so a squarer warp reads fewer distinct bytes per k; and
+//         with interleaved vectors those bytes are one contiguous run, so a 16-byte load
+//         takes one shared-memory wavefront instead of two (no bank conflicts).
+// Watch:  shared-memory wavefronts per LDS and bank conflicts
+//         (l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld, ..._bank_conflicts_...).
 #include "sgemm.cuh"
 
 constexpr int THREADS_X = 16;     // threads per block along N (columns of C)
@@ -48,6 +52,13 @@ __device__ __forceinline__ void store_c(const sgemm::Problem& p, int row, int co
   c = p.beta == 0.0f ? p.alpha * acc : p.alpha * acc + p.beta * c;
 }
 
+// Where a thread's outputs sit in the block's tile: in 4-wide vectors, with the threads of a
+// row (column) of the thread grid owning side-by-side vectors, and the thread's next vector a
+// whole thread grid further on. So the lanes of a warp read one contiguous run of shared memory
+// per 16-byte fragment load (no bank conflicts), and a thread's vectors stay 16-byte aligned.
+__device__ __forceinline__ int tile_row(int thread_y, int i) { return (i / 4) * (THREADS_Y * 4) + thread_y * 4 + i % 4; }
+__device__ __forceinline__ int tile_col(int thread_x, int j) { return (j / 4) * (THREADS_X * 4) + thread_x * 4 + j % 4; }
+
 // global -> shared: the TUNE_SPLIT-wide tiles of A and B that start at column / row k0.
 // Consecutive threads take consecutive elements of a row, so the global loads coalesce.
 __device__ __forceinline__ void copy_tile(const sgemm::Problem& p, float (&sA)[TUNE_SPLIT][BM + A_PAD], float (&sB)[TUNE_SPLIT][BN],
@@ -84,9 +95,9 @@ __global__ void __launch_bounds__(THREADS) sgemm_kernel(sgemm::Problem p) {
     for (int k = 0; k < TUNE_SPLIT; ++k) {
       float a_frag[THREAD_TILE_Y], b_frag[THREAD_TILE_X];  // this k's column of A, row of B
 #pragma unroll
-      for (int i = 0; i < THREAD_TILE_Y; ++i) a_frag[i] = sA[k][thread_y * THREAD_TILE_Y + i];
+      for (int i = 0; i < THREAD_TILE_Y; ++i) a_frag[i] = sA[k][tile_row(thread_y, i)];
 #pragma unroll
-      for (int j = 0; j < THREAD_TILE_X; ++j) b_frag[j] = sB[k][thread_x * THREAD_TILE_X + j];
+      for (int j = 0; j < THREAD_TILE_X; ++j) b_frag[j] = sB[k][tile_col(thread_x, j)];
 #pragma unroll
       for (int i = 0; i < THREAD_TILE_Y; ++i)
 #pragma unroll
@@ -99,8 +110,8 @@ __global__ void __launch_bounds__(THREADS) sgemm_kernel(sgemm::Problem p) {
   for (int i = 0; i < THREAD_TILE_Y; ++i)
 #pragma unroll
     for (int j = 0; j < THREAD_TILE_X; ++j) {
-      const int row = block_row + thread_y * THREAD_TILE_Y + i;
-      const int col = block_col + thread_x * THREAD_TILE_X + j;
+      const int row = block_row + tile_row(thread_y, i);
+      const int col = block_col + tile_col(thread_x, j);
       if (row < p.M && col < p.N) store_c(p, row, col, acc[i][j]);
     }
 }

@@ -93,6 +93,13 @@ __device__ __forceinline__ void store_c(const sgemm::Problem& p, int row, int co
   c = p.beta == 0.0f ? p.alpha * acc : p.alpha * acc + p.beta * c;
 }
 
+// Where a thread's outputs sit in the block's tile: in 4-wide vectors, with the threads of a
+// row (column) of the thread grid owning side-by-side vectors, and the thread's next vector a
+// whole thread grid further on. So the lanes of a warp read one contiguous run of shared memory
+// per 16-byte fragment load (no bank conflicts), and a thread's vectors stay 16-byte aligned.
+__device__ __forceinline__ int tile_row(int thread_y, int i) { return (i / 4) * (THREADS_Y * 4) + thread_y * 4 + i % 4; }
+__device__ __forceinline__ int tile_col(int thread_x, int j) { return (j / 4) * (THREADS_X * 4) + thread_x * 4 + j % 4; }
+
 // global -> shared: the TUNE_SPLIT-wide tiles of A and B that start at column / row k0.
 // Consecutive threads take consecutive elements of a row, so the global loads coalesce.
 __device__ __forceinline__ void copy_tile(const sgemm::Problem& p, float (&sA)[TUNE_SPLIT][BM + A_PAD], float (&sB)[TUNE_SPLIT][BN + B_PAD],
@@ -114,9 +121,9 @@ __device__ __forceinline__ void load_fragments(float (&a_frag)[THREAD_TILE_Y], f
                                                const float (&sB)[TUNE_SPLIT][BN + B_PAD], int k, int thread_x,
                                                int thread_y) {
 #pragma unroll
-  for (int i = 0; i < THREAD_TILE_Y; ++i) a_frag[i] = sA[k][thread_y * THREAD_TILE_Y + i];
+  for (int i = 0; i < THREAD_TILE_Y; ++i) a_frag[i] = sA[k][tile_row(thread_y, i)];
 #pragma unroll
-  for (int j = 0; j < THREAD_TILE_X; ++j) b_frag[j] = sB[k][thread_x * THREAD_TILE_X + j];
+  for (int j = 0; j < THREAD_TILE_X; ++j) b_frag[j] = sB[k][tile_col(thread_x, j)];
 }
 
 __global__ void __launch_bounds__(THREADS) sgemm_kernel(sgemm::Problem p) {
@@ -161,8 +168,8 @@ __global__ void __launch_bounds__(THREADS) sgemm_kernel(sgemm::Problem p) {
   for (int i = 0; i < THREAD_TILE_Y; ++i)
 #pragma unroll
     for (int j = 0; j < THREAD_TILE_X; ++j) {
-      const int row = block_row + thread_y * THREAD_TILE_Y + i;
-      const int col = block_col + thread_x * THREAD_TILE_X + j;
+      const int row = block_row + tile_row(thread_y, i);
+      const int col = block_col + tile_col(thread_x, j);
       if (row < p.M && col < p.N) store_c(p, row, col, acc[i][j]);
     }
 }
