@@ -17,6 +17,8 @@ constexpr int BM = THREADS_Y;   // rows of C per block
 constexpr int BN = THREADS_X;   // columns of C per block
 static_assert(THREADS % 32 == 0 && THREADS <= 1024, "a block is whole warps, at most 1024 threads");
 static_assert((BM + BN) * TUNE_SPLIT * sizeof(float) <= 48 * 1024, "static shared memory is at most 48 KB");
+static_assert((BM * TUNE_SPLIT) % THREADS == 0 && (TUNE_SPLIT * BN) % THREADS == 0,
+              "every thread copies the same number of elements of each tile");
 
 // Element (row, col) of a row-major matrix with row stride ld.
 template <class T>
@@ -40,11 +42,15 @@ __device__ __forceinline__ void store_c(const sgemm::Problem& p, int row, int co
 // Consecutive threads take consecutive elements of a row, so the global loads coalesce.
 __device__ __forceinline__ void copy_tile(const sgemm::Problem& p, float (&sA)[BM][TUNE_SPLIT], float (&sB)[TUNE_SPLIT][BN],
                                           int block_row, int block_col, int k0, int tid) {
-  for (int i = tid; i < BM * TUNE_SPLIT; i += THREADS) {
+#pragma unroll
+  for (int n = 0; n < BM * TUNE_SPLIT / THREADS; ++n) {  // every thread copies the same count
+    const int i = tid + n * THREADS;
     const int r = i / TUNE_SPLIT, c = i % TUNE_SPLIT;
     sA[r][c] = load_or_zero(p.A, p.lda, block_row + r, k0 + c, p.M, p.K);
   }
-  for (int i = tid; i < TUNE_SPLIT * BN; i += THREADS) {
+#pragma unroll
+  for (int n = 0; n < TUNE_SPLIT * BN / THREADS; ++n) {
+    const int i = tid + n * THREADS;
     const int r = i / BN, c = i % BN;
     sB[r][c] = load_or_zero(p.B, p.ldb, k0 + r, block_col + c, p.K, p.N);
   }

@@ -18,6 +18,7 @@ constexpr int TUNE_SPLIT = 16;    // K-width of a shared tile
 constexpr bool SWAP_XY = true;    // true: blockIdx.x runs along M, blockIdx.y along N
 constexpr int THREAD_TILE_X = 8;  // outputs per thread along N
 constexpr int THREAD_TILE_Y = 8;  // outputs per thread along M
+constexpr int MIN_BLOCKS = 2;     // blocks per SM the compiler must fit: caps registers
 constexpr int WARP_SHAPE_X = 8;   // lanes of a warp along N; 32 / WARP_SHAPE_X along M
 
 constexpr int A_PAD = 4;  // floats of padding per row of the transposed A tile
@@ -31,6 +32,8 @@ static_assert(THREADS % 32 == 0 && THREADS <= 1024, "a block is whole warps, at 
 static_assert(32 % WARP_SHAPE_X == 0 && THREADS_X % WARP_SHAPE_X == 0 && THREADS_Y % WARP_SHAPE_Y == 0,
               "warps of WARP_SHAPE_X x WARP_SHAPE_Y lanes tile the THREADS_X x THREADS_Y threads");
 static_assert((BM + A_PAD + BN) * TUNE_SPLIT * sizeof(float) <= 48 * 1024, "static shared memory is at most 48 KB");
+static_assert((BM * TUNE_SPLIT) % THREADS == 0 && (TUNE_SPLIT * BN) % THREADS == 0,
+              "every thread copies the same number of elements of each tile");
 static_assert(A_PAD % 4 == 0 && THREAD_TILE_Y % 4 == 0 && THREAD_TILE_X % 4 == 0,
               "fragments are read as aligned float4: rows and thread tiles are multiples of 4 floats");
 
@@ -63,17 +66,21 @@ __device__ __forceinline__ int tile_col(int thread_x, int j) { return (j / 4) * 
 // Consecutive threads take consecutive elements of a row, so the global loads coalesce.
 __device__ __forceinline__ void copy_tile(const sgemm::Problem& p, float (&sA)[TUNE_SPLIT][BM + A_PAD], float (&sB)[TUNE_SPLIT][BN],
                                           int block_row, int block_col, int k0, int tid) {
-  for (int i = tid; i < BM * TUNE_SPLIT; i += THREADS) {
+#pragma unroll
+  for (int n = 0; n < BM * TUNE_SPLIT / THREADS; ++n) {  // every thread copies the same count
+    const int i = tid + n * THREADS;
     const int r = i / TUNE_SPLIT, c = i % TUNE_SPLIT;
     sA[c][r] = load_or_zero(p.A, p.lda, block_row + r, k0 + c, p.M, p.K);
   }
-  for (int i = tid; i < TUNE_SPLIT * BN; i += THREADS) {
+#pragma unroll
+  for (int n = 0; n < TUNE_SPLIT * BN / THREADS; ++n) {
+    const int i = tid + n * THREADS;
     const int r = i / BN, c = i % BN;
     sB[r][c] = load_or_zero(p.B, p.ldb, k0 + r, block_col + c, p.K, p.N);
   }
 }
 
-__global__ void __launch_bounds__(THREADS) sgemm_kernel(sgemm::Problem p) {
+__global__ void __launch_bounds__(THREADS, MIN_BLOCKS) sgemm_kernel(sgemm::Problem p) {
   __shared__ __align__(16) float sA[TUNE_SPLIT][BM + A_PAD];  // [TUNE_SPLIT][BM]: A transposed on load
   __shared__ __align__(16) float sB[TUNE_SPLIT][BN];          // [TUNE_SPLIT][BN]: the block's columns of B
 

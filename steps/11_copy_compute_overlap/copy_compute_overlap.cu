@@ -16,6 +16,7 @@ constexpr int TUNE_SPLIT = 8;     // K-width of a shared tile
 constexpr bool SWAP_XY = true;    // true: blockIdx.x runs along M, blockIdx.y along N
 constexpr int THREAD_TILE_X = 8;  // outputs per thread along N
 constexpr int THREAD_TILE_Y = 8;  // outputs per thread along M
+constexpr int MIN_BLOCKS = 1;     // blocks per SM the compiler must fit: caps registers
 constexpr int WARP_SHAPE_X = 8;   // lanes of a warp along N; 32 / WARP_SHAPE_X along M
 constexpr bool ASYNC_LOADS = true;  // global -> shared with cp.async (false: through registers)
 constexpr int COPY_VECTOR = 4;      // floats per cp.async of B: 1, 2 or 4 (4, 8 or 16 bytes)
@@ -32,6 +33,8 @@ static_assert(THREADS % 32 == 0 && THREADS <= 1024, "a block is whole warps, at 
 static_assert(32 % WARP_SHAPE_X == 0 && THREADS_X % WARP_SHAPE_X == 0 && THREADS_Y % WARP_SHAPE_Y == 0,
               "warps of WARP_SHAPE_X x WARP_SHAPE_Y lanes tile the THREADS_X x THREADS_Y threads");
 static_assert((BM + A_PAD + BN + B_PAD) * TUNE_SPLIT * sizeof(float) <= 48 * 1024, "static shared memory is at most 48 KB");
+static_assert((BM * TUNE_SPLIT) % THREADS == 0 && (TUNE_SPLIT * BN / COPY_VECTOR) % THREADS == 0,
+              "every thread copies the same number of elements of each tile");
 static_assert(ASYNC_LOADS || COPY_VECTOR == 1, "vector copies are cp.async copies");
 static_assert(COPY_VECTOR == 1 || COPY_VECTOR == 2 || COPY_VECTOR == 4, "cp.async copies 4, 8 or 16 bytes");
 static_assert(BN % COPY_VECTOR == 0 && (BN + B_PAD) % COPY_VECTOR == 0,
@@ -102,18 +105,22 @@ __device__ __forceinline__ int tile_col(int thread_x, int j) { return (j / 4) * 
 // Consecutive threads take consecutive elements of a row, so the global loads coalesce.
 __device__ __forceinline__ void copy_tile(const sgemm::Problem& p, float (&sA)[TUNE_SPLIT][BM + A_PAD], float (&sB)[TUNE_SPLIT][BN + B_PAD],
                                           int block_row, int block_col, int k0, int tid) {
-  for (int i = tid; i < BM * TUNE_SPLIT; i += THREADS) {
+#pragma unroll
+  for (int n = 0; n < BM * TUNE_SPLIT / THREADS; ++n) {  // every thread copies the same count
+    const int i = tid + n * THREADS;
     const int r = i / TUNE_SPLIT, c = i % TUNE_SPLIT;
     copy_or_zero(&sA[c][r], p.A, p.lda, block_row + r, k0 + c, p.M, p.K);
   }
   const bool b_aligned = p.ldb % COPY_VECTOR == 0 && reinterpret_cast<uintptr_t>(p.B) % sizeof(float[COPY_VECTOR]) == 0;
-  for (int i = tid; i < TUNE_SPLIT * BN / COPY_VECTOR; i += THREADS) {
+#pragma unroll
+  for (int n = 0; n < TUNE_SPLIT * BN / COPY_VECTOR / THREADS; ++n) {
+    const int i = tid + n * THREADS;
     const int r = i / (BN / COPY_VECTOR), c = i % (BN / COPY_VECTOR) * COPY_VECTOR;
     copy_vector_or_zero(&sB[r][c], p.B, p.ldb, k0 + r, block_col + c, p.K, p.N, b_aligned);
   }
 }
 
-__global__ void __launch_bounds__(THREADS) sgemm_kernel(sgemm::Problem p) {
+__global__ void __launch_bounds__(THREADS, MIN_BLOCKS) sgemm_kernel(sgemm::Problem p) {
   __shared__ __align__(16) float sA[TUNE_SPLIT][BM + A_PAD];  // [TUNE_SPLIT][BM]: A transposed on load
   __shared__ __align__(16) float sB[TUNE_SPLIT][BN + B_PAD];  // [TUNE_SPLIT][BN]: the block's columns of B
 
