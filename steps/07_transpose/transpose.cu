@@ -15,7 +15,7 @@ constexpr int TUNE_SPLIT = 16;    // K-width of a shared tile
 constexpr bool SWAP_XY = true;    // true: blockIdx.x runs along M, blockIdx.y along N
 constexpr int THREAD_TILE_X = 8;  // outputs per thread along N
 constexpr int THREAD_TILE_Y = 8;  // outputs per thread along M
-constexpr int MIN_BLOCKS = 1;     // blocks per SM the compiler must fit: caps registers
+constexpr int MIN_BLOCKS = 2;     // blocks per SM the compiler must fit: caps registers
 
 constexpr int A_PAD = 4;  // floats of padding per row of the transposed A tile
 
