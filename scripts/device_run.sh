@@ -5,7 +5,7 @@
 #
 #   scripts/device_run.sh OUT_DIR PHASE...
 #   phases: build  test  sanitize  sass  bench[=SIZES]  sweep=FILE (one sweep.py argument line per line)
-#           ncu=STEP[,STEP...]  (a few profiler metrics at 4096)
+#           faults (planted bugs must be caught)  ncu=STEP[,STEP...]  (profiler metrics at 4096)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${1:?usage: scripts/device_run.sh OUT_DIR PHASE...}
@@ -70,6 +70,11 @@ for phase in "$@"; do
         eval "python3 scripts/sweep.py --build $build --csv $out/tuning/$step.csv $line" >> "$logs/sweep.log" 2>&1 || status=1
       done < "$file"
       cat "$logs/sweep.log" >> "$out/summary.txt"
+      ;;
+    faults)
+      note faults
+      python3 scripts/planted_faults.py --build "$build" > "$logs/planted_faults.log" 2>&1 || status=1
+      cat "$logs/planted_faults.log" >> "$out/summary.txt"
       ;;
     ncu=*)
       note "$phase"

@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""Plants known bugs in copies of steps and checks that verification rejects every one.
+
+A harness that passes a wrong kernel proves nothing, so this builds mutants (each one line
+changed in a step's file), runs them in check mode and expects exit code 1 (verification
+failed) from each. Run after CMake has built the harness:
+
+    scripts/planted_faults.py --build build
+"""
+import argparse
+import subprocess
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from sweep import compile_variant, step_source  # noqa: E402
+
+# (name, step, text in the step, replacement)
+FAULTS = [
+    ("off-by-one edge: writes one column past N", "02_refactored",
+     "if (row >= p.M || col >= p.N) return;", "if (row >= p.M || col > p.N) return;"),
+    ("missing element: the last element is never written", "02_refactored",
+     "if (row >= p.M || col >= p.N) return;",
+     "if (row >= p.M || col >= p.N || (row == p.M - 1 && col == p.N - 1)) return;"),
+    ("NaN: one element is NaN", "02_refactored",
+     "store_c(p, row, col, acc);", "store_c(p, row, col, row == 0 && col == 0 ? __int_as_float(0x7fc00000) : acc);"),
+    ("beta == 0 reads C: NaN in C leaks", "02_refactored",
+     "c = p.beta == 0.0f ? p.alpha * acc : p.alpha * acc + p.beta * c;", "c = p.alpha * acc + p.beta * c;"),
+    ("partial k tile dropped", "12_double_buffer",
+     "const int k_tiles = sgemm::ceil_div(p.K, TUNE_SPLIT);", "const int k_tiles = p.K / TUNE_SPLIT;"),
+    ("missing barrier: next tile overwrites the one being read", "11_copy_compute_overlap",
+     "    __syncthreads();  // everyone holds its fragments: the buffer may be overwritten\n", ""),
+]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build", default="build", type=Path)
+    ap.add_argument("--arch", default="90")
+    args = ap.parse_args()
+    work = args.build / "planted_faults"
+    work.mkdir(parents=True, exist_ok=True)
+    missed = 0
+    for n, (name, step, old, new) in enumerate(FAULTS):
+        text = step_source(step).read_text()
+        if text.count(old) != 1:
+            print(f"planted_faults: '{old.strip()}' not found once in {step}; update the fault list")
+            return 2
+        src, exe = work / f"fault{n}.cu", work / f"fault{n}"
+        src.write_text(text.replace(old, new))
+        status = compile_variant(src, exe, step, args.build, args.arch)
+        if not status.startswith("ok"):
+            print(f"planted_faults: {name}: {status}")
+            return 2
+        for beta in ("0", "0.5"):
+            r = subprocess.run([str(exe), "--check", "--sizes", "1x1x1,17x31x13,129x127x65,64x64x1001",
+                                "--beta", beta], capture_output=True, text=True)
+            caught = r.returncode == 1
+            missed += not caught
+            first = next((l.strip() for l in r.stdout.splitlines() if "FAILED" in l or "(row" in l), "")
+            print(f"{'caught' if caught else 'MISSED'}  {name} [{step}, beta {beta}] -> exit {r.returncode}: {first}")
+    print(f"planted_faults: {len(FAULTS) * 2 - missed} caught, {missed} missed")
+    return 1 if missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
