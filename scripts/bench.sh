@@ -27,6 +27,7 @@ if ! gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head 
 fi
 slug=$(echo "$gpu" | tr '[:upper:]' '[:lower:]' | sed -E 's/[^a-z0-9]+/-/g; s/^-|-$//g')
 
+scripts/ensure_deps.sh
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DSGEMM_BUILD_TESTS=OFF >/dev/null
 cmake --build "$build" -j "$(nproc)"
 
