@@ -4,7 +4,8 @@ Run from the repository root (scripts/regenerate.sh sets up the pinned virtualen
 
     python3 -m plots.sgemm_plots [--results DIR] [--repo DIR] [--check]
 
-Inputs:  results/<gpu-slug>/<step>.csv and results/<gpu-slug>/tuning/<step>.csv
+Inputs:  results/<gpu-slug>/<step>.csv and results/<gpu-slug>/tuning/<step>.csv;
+         optionally results/<gpu-slug>/profiles/ncu_4096.csv and .../profiles/sass_stats.txt
 Outputs: docs/plots/<gpu-slug>/*.png (and .svg for the headline plot);
          the marked sections of README.md, docs/overview.md and steps/*/README.md;
          the diff-size table of docs/step-diffs.md.
@@ -718,6 +719,201 @@ diff; `scripts/stepdiff.sh --stat N` prints just the counts.
 
 
 # --------------------------------------------------------------------------------------------
+# Profiles (results/<gpu-slug>/profiles/): Nsight Compute metrics and static SASS counts
+# --------------------------------------------------------------------------------------------
+
+NCU_FILE = "ncu_4096.csv"
+SASS_FILE = "sass_stats.txt"
+NO_PROFILE = "_No profile recorded for this step._"
+NO_PROFILES = "_No profiles recorded yet._"
+NCU_CAPTION = "_Nsight Compute, kernel `sgemm_kernel` at M=N=K=4096, one launch._"
+SASS_CAPTION = "_Static instruction counts in the kernel's SASS (not executed counts)._"
+FFMA_SHARE = "ffma-share"  # derived: FFMA thread instructions / 32 / warp instructions
+
+
+def _count(value: float) -> str:
+    return f"{round(value):,}"
+
+
+def _pct(value: float) -> str:
+    return f"{value:,.1f}%"
+
+
+def _mb(value: float) -> str:
+    return f"{value / 1e6:,.1f}"
+
+
+def _ratio(value: float) -> str:
+    return f"{value:,.1f}"
+
+
+# (label, metric, formatter); the metric is a column of ncu_4096.csv or FFMA_SHARE.
+NCU_METRICS = (
+    ("registers / thread", "launch__registers_per_thread", _count),
+    ("blocks / SM limited by registers", "launch__occupancy_limit_registers", _count),
+    ("warps active", "sm__warps_active.avg.pct_of_peak_sustained_active", _pct),
+    ("FMA pipe active", "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active", _pct),
+    ("warp instructions executed", "smsp__inst_executed.sum", _count),
+    ("FFMA share of instructions", FFMA_SHARE, _pct),
+    ("shared-load wavefronts", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", _count),
+    ("shared bank conflicts, loads",
+     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", _count),
+    ("shared bank conflicts, stores",
+     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", _count),
+    ("L2 hit rate", "lts__t_sector_hit_rate.pct", _pct),
+    ("DRAM read (MB)", "dram__bytes_read.sum", _mb),
+    *((f"{name} stall ratio", f"smsp__average_warp_latency_issue_stalled_{name}.ratio", _ratio)
+      for name in ("barrier", "long_scoreboard", "mio_throttle", "short_scoreboard")),
+)
+# The columns of the cross-step table in docs/overview.md (labels from NCU_METRICS).
+SUMMARY_METRICS = ("registers / thread", "warps active", "FMA pipe active",
+                   "warp instructions executed", "FFMA share of instructions",
+                   "shared bank conflicts, loads", "L2 hit rate", "DRAM read (MB)")
+SUMMARY_HEADERS = ("regs / thread", "warps active", "FMA pipe active", "warp instructions",
+                   "FFMA share", "smem ld bank conflicts", "L2 hit rate", "DRAM read (MB)")
+
+
+@dataclass
+class GpuProfiles:
+    slug: str
+    ncu: dict[str, dict[str, float]]  # step -> metric -> value
+    sass: dict[str, list[tuple[str, int]]]  # step -> (instruction, static count), file order
+    name: str = ""
+
+    def ncu_cells(self, step: str) -> dict[str, str] | None:
+        """Formatted values by label; None if the step has no ncu row."""
+        metrics = self.ncu.get(step)
+        if metrics is None:
+            return None
+        metrics = dict(metrics)
+        ffma, insts = (metrics.get("smsp__sass_thread_inst_executed_op_ffma_pred_on.sum"),
+                       metrics.get("smsp__inst_executed.sum"))
+        if ffma is not None and insts:
+            metrics[FFMA_SHARE] = 100 * ffma / 32 / insts
+        return {label: fmt(metrics[metric]) if metric in metrics else NO_VALUE
+                for label, metric, fmt in NCU_METRICS}
+
+
+def read_ncu_csv(path: Path) -> dict[str, dict[str, float]]:
+    """step,<metric>,<metric>...: one row per step; an empty cell is a metric not collected."""
+    table: dict[str, dict[str, float]] = {}
+    try:
+        with path.open(newline="", encoding="utf-8-sig") as file:
+            reader = csv.reader(file)
+            try:
+                header = next(reader, None)
+                if not header or header[0] != "step" or len(set(header)) != len(header):
+                    raise InputError(path, 1, "bad header: expected step,<metric>,<metric>... "
+                                              "with distinct names")
+                for record in reader:
+                    if not record:
+                        continue
+                    line = reader.line_num
+                    if len(record) != len(header):
+                        raise InputError(path, line,
+                                         f"expected {len(header)} fields, got {len(record)}")
+                    values = {}
+                    for name, text in zip(header[1:], record[1:]):
+                        if not text.strip():
+                            continue
+                        try:
+                            values[name] = _finite_float(text.replace(",", ""))
+                        except ValueError as exc:
+                            raise InputError(path, line, f"column '{name}': {exc}") from None
+                    table[_nonempty_field(path, line, record[0])] = values
+            except csv.Error as exc:
+                raise InputError(path, reader.line_num, f"malformed CSV: {exc}") from None
+    except UnicodeDecodeError:
+        raise InputError(path, None, "not a UTF-8 text file") from None
+    return table
+
+
+def _nonempty_field(path: Path, line: int, text: str) -> str:
+    if not text.strip():
+        raise InputError(path, line, "column 'step': must not be empty")
+    return text.strip()
+
+
+def read_sass_stats(path: Path) -> dict[str, list[tuple[str, int]]]:
+    """Lines `STEP NAME COUNT NAME COUNT ...`; blank lines and # comments are skipped."""
+    stats: dict[str, list[tuple[str, int]]] = {}
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError:
+        raise InputError(path, None, "not a UTF-8 text file") from None
+    for line_number, line in enumerate(lines, 1):
+        tokens = line.split()
+        if not tokens or tokens[0].startswith("#"):
+            continue
+        step, rest = tokens[0], tokens[1:]
+        if not rest or len(rest) % 2:
+            raise InputError(path, line_number,
+                             "expected STEP followed by INSTRUCTION COUNT pairs")
+        counts = []
+        for name, text in zip(rest[::2], rest[1::2]):
+            try:
+                counts.append((name, _int(text)))
+            except ValueError as exc:
+                raise InputError(path, line_number, f"'{name}': {exc}") from None
+        stats[step] = counts
+    return stats
+
+
+def load_profiles(results_dir: Path, gpus: list[GpuResults]) -> list[GpuProfiles]:
+    if not results_dir.is_dir():
+        return []
+    names = {gpu.slug: gpu.name for gpu in gpus}
+    profiles = []
+    for gpu_dir in sorted(p for p in results_dir.iterdir() if p.is_dir()):
+        ncu_path, sass_path = gpu_dir / "profiles" / NCU_FILE, gpu_dir / "profiles" / SASS_FILE
+        if not ncu_path.is_file() and not sass_path.is_file():
+            continue
+        profiles.append(GpuProfiles(
+            gpu_dir.name,
+            read_ncu_csv(ncu_path) if ncu_path.is_file() else {},
+            read_sass_stats(sass_path) if sass_path.is_file() else {},
+            names.get(gpu_dir.name) or gpu_dir.name))
+    return profiles
+
+
+def step_profile_section(step: str, profiles: list[GpuProfiles]) -> str:
+    """The profile block of steps/<step>/README.md: ncu metrics and SASS counts per GPU."""
+    blocks = []
+    for gpu in profiles:
+        cells, sass = gpu.ncu_cells(step), gpu.sass.get(step)
+        if cells is None and sass is None:
+            continue
+        parts = [f"### {gpu.name}"]
+        if cells is not None:
+            parts += [NCU_CAPTION, md_table(["metric", "value"],
+                                            [[label, value] for label, value in cells.items()])]
+        if sass is not None:
+            parts += [SASS_CAPTION, md_table([name for name, _ in sass],
+                                             [[str(count) for _, count in sass]],
+                                             "r" * len(sass))]
+        blocks.append("\n\n".join(parts))
+    return "\n\n".join(blocks) or NO_PROFILE
+
+
+def profile_summary_section(profiles: list[GpuProfiles], steps: list[str]) -> str:
+    """The profile-summary block of docs/overview.md: key ncu metrics, one row per step."""
+    profiles = [gpu for gpu in profiles if gpu.ncu]
+    if not profiles:
+        return NO_PROFILES
+    blocks = []
+    for gpu in profiles:
+        body = []
+        for step in sorted(set(steps) | set(gpu.ncu), key=step_sort_key):
+            cells = gpu.ncu_cells(step)
+            body.append([step] + [cells[label] if cells else NO_VALUE
+                                  for label in SUMMARY_METRICS])
+        blocks.append("\n\n".join([f"### {gpu.name}", NCU_CAPTION,
+                                     md_table(["step", *SUMMARY_HEADERS], body),
+                                     f"{NO_VALUE} = no profile recorded for that step."]))
+    return "\n\n".join(blocks)
+
+
+# --------------------------------------------------------------------------------------------
 # Marked sections
 # --------------------------------------------------------------------------------------------
 
@@ -740,6 +936,10 @@ def replace_section(text: str, name: str, content: str, path: Path) -> str | Non
     if start > stop:
         raise InputError(path, _line_of(text, end), f"{end} comes before {begin}")
     return f"{text[:start]}\n\n{content.strip()}\n\n{text[stop:]}"
+
+
+# Sections that a file may lack without a warning (the markers are added as docs are written).
+OPTIONAL_SECTIONS = ("profile", "profile-summary")
 
 
 def update_sections(path: Path, sections: dict[str, str], template: str | None = None
@@ -767,7 +967,9 @@ def update_sections(path: Path, sections: dict[str, str], template: str | None =
     if len(unmarked) == len(sections):
         warn(f"{display_path(path)} has no {markers} markers; file left untouched")
         return None
+    unmarked = [name for name in unmarked if name not in OPTIONAL_SECTIONS]
     if unmarked:
+        markers = ", ".join(f"<!-- BEGIN {name} -->" for name in unmarked)
         warn(f"{display_path(path)} has no {markers} markers; that part is not generated")
     return text.encode("utf-8")
 
@@ -780,6 +982,7 @@ def update_sections(path: Path, sections: dict[str, str], template: str | None =
 def generate(repo: Path, results_dir: Path) -> dict[Path, bytes]:
     """Every output file and its content; nothing is written here."""
     gpus = load_results(results_dir)
+    profiles = load_profiles(results_dir, gpus)
     directories = step_dirs(repo)
     # Steps from steps/ and from every results set, so a step absent from one GPU's results
     # still shows there as missing.
@@ -795,13 +998,16 @@ def generate(repo: Path, results_dir: Path) -> dict[Path, bytes]:
             outputs[path] = content
 
     for md_file in (repo / "README.md", repo / "docs" / "overview.md"):
-        add(md_file, update_sections(
-            md_file, {"results-summary": summary_section(gpus, steps, md_file, repo)}))
+        sections = {"results-summary": summary_section(gpus, steps, md_file, repo)}
+        if md_file == repo / "docs" / "overview.md":
+            sections["profile-summary"] = profile_summary_section(profiles, steps)
+        add(md_file, update_sections(md_file, sections))
     for step in directories:
         add(repo / "steps" / step / "README.md", update_sections(
             repo / "steps" / step / "README.md",
             {"results": step_results_section(step, gpus),
-             "tuning": step_tuning_section(step, gpus)}))
+             "tuning": step_tuning_section(step, gpus),
+             "profile": step_profile_section(step, profiles)}))
     add(repo / "docs" / "step-diffs.md", update_sections(
         repo / "docs" / "step-diffs.md", {"diff-sizes": diff_sizes_section(repo, directories)},
         template=STEP_DIFFS_TEMPLATE))
