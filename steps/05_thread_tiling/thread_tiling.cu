@@ -21,8 +21,9 @@ constexpr int BM = THREADS_Y * THREAD_TILE_Y;  // rows of C per block
 constexpr int BN = THREADS_X * THREAD_TILE_X;  // columns of C per block
 static_assert(THREADS % 32 == 0 && THREADS <= 1024, "a block is whole warps, at most 1024 threads");
 static_assert((BM + BN) * TUNE_SPLIT * sizeof(float) <= 48 * 1024, "static shared memory is at most 48 KB");
-static_assert((BM * TUNE_SPLIT) % THREADS == 0 && (TUNE_SPLIT * BN) % THREADS == 0,
-              "every thread copies the same number of elements of each tile");
+static_assert(THREADS % TUNE_SPLIT == 0 && BM % (THREADS / TUNE_SPLIT) == 0 && THREADS % BN == 0 &&
+                  TUNE_SPLIT % (THREADS / BN) == 0,
+              "the threads cover whole rows of each tile per pass, and whole passes cover the tile");
 
 // Element (row, col) of a row-major matrix with row stride ld.
 template <class T>
@@ -30,10 +31,8 @@ __device__ __forceinline__ T& at(T* matrix, int ld, int row, int col) {
   return matrix[row * ld + col];
 }
 
-// The element, or 0 outside the matrix: edge tiles are padded with zeros, which add nothing.
-__device__ __forceinline__ float load_or_zero(const float* matrix, int ld, int row, int col, int rows, int cols) {
-  return row < rows && col < cols ? at(matrix, ld, row, col) : 0.0f;
-}
+// *src, or 0 outside the matrix: edge tiles are padded with zeros, which add nothing.
+__device__ __forceinline__ float load_or_zero(const float* src, bool inside) { return inside ? *src : 0.0f; }
 
 // C[row][col] = alpha * acc + beta * C[row][col]; with beta == 0, C is write-only (BLAS
 // semantics): NaN or garbage already in C never leaks into the result.
@@ -43,20 +42,28 @@ __device__ __forceinline__ void store_c(const sgemm::Problem& p, int row, int co
 }
 
 // global -> shared: the TUNE_SPLIT-wide tiles of A and B that start at column / row k0.
-// Consecutive threads take consecutive elements of a row, so the global loads coalesce.
+// Consecutive threads take consecutive elements of a row, so the global loads coalesce. A
+// thread copies the same columns of both tiles every time, one pass of rows apart, so its
+// addresses and bounds are worked out once per tile, not once per element.
 __device__ __forceinline__ void copy_tile(const sgemm::Problem& p, float (&sA)[BM][TUNE_SPLIT], float (&sB)[TUNE_SPLIT][BN],
                                           int block_row, int block_col, int k0, int tid) {
+  constexpr int A_PASS = THREADS / TUNE_SPLIT;  // rows of the A tile copied per pass
+  const int a_row = tid / TUNE_SPLIT, a_col = tid % TUNE_SPLIT;
+  const float* a_src = &at(p.A, p.lda, block_row + a_row, k0 + a_col);
+  const bool a_col_inside = k0 + a_col < p.K;
 #pragma unroll
-  for (int n = 0; n < BM * TUNE_SPLIT / THREADS; ++n) {  // every thread copies the same count
-    const int i = tid + n * THREADS;
-    const int r = i / TUNE_SPLIT, c = i % TUNE_SPLIT;
-    sA[r][c] = load_or_zero(p.A, p.lda, block_row + r, k0 + c, p.M, p.K);
+  for (int n = 0; n < BM / A_PASS; ++n) {
+    const int r = a_row + n * A_PASS;
+    sA[r][a_col] = load_or_zero(a_src + n * A_PASS * p.lda, a_col_inside && block_row + r < p.M);
   }
+  constexpr int B_PASS = THREADS / BN;  // rows of the B tile copied per pass
+  const int b_row = tid / BN, b_col = tid % BN;
+  const float* b_src = &at(p.B, p.ldb, k0 + b_row, block_col + b_col);
+  const bool b_col_inside = block_col + b_col < p.N;
 #pragma unroll
-  for (int n = 0; n < TUNE_SPLIT * BN / THREADS; ++n) {
-    const int i = tid + n * THREADS;
-    const int r = i / BN, c = i % BN;
-    sB[r][c] = load_or_zero(p.B, p.ldb, k0 + r, block_col + c, p.K, p.N);
+  for (int n = 0; n < TUNE_SPLIT / B_PASS; ++n) {
+    const int r = b_row + n * B_PASS;
+    sB[r][b_col] = load_or_zero(b_src + n * B_PASS * p.ldb, b_col_inside && k0 + r < p.K);
   }
 }
 

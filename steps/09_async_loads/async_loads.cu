@@ -31,8 +31,9 @@ static_assert(THREADS % 32 == 0 && THREADS <= 1024, "a block is whole warps, at 
 static_assert(32 % WARP_SHAPE_X == 0 && THREADS_X % WARP_SHAPE_X == 0 && THREADS_Y % WARP_SHAPE_Y == 0,
               "warps of WARP_SHAPE_X x WARP_SHAPE_Y lanes tile the THREADS_X x THREADS_Y threads");
 static_assert((BM + A_PAD + BN) * TUNE_SPLIT * sizeof(float) <= 48 * 1024, "static shared memory is at most 48 KB");
-static_assert((BM * TUNE_SPLIT) % THREADS == 0 && (TUNE_SPLIT * BN) % THREADS == 0,
-              "every thread copies the same number of elements of each tile");
+static_assert(THREADS % TUNE_SPLIT == 0 && BM % (THREADS / TUNE_SPLIT) == 0 && THREADS % BN == 0 &&
+                  TUNE_SPLIT % (THREADS / BN) == 0,
+              "the threads cover whole rows of each tile per pass, and whole passes cover the tile");
 static_assert(A_PAD % 4 == 0 && THREAD_TILE_Y % 4 == 0 && THREAD_TILE_X % 4 == 0,
               "fragments are read as aligned float4: rows and thread tiles are multiples of 4 floats");
 
@@ -42,18 +43,15 @@ __device__ __forceinline__ T& at(T* matrix, int ld, int row, int col) {
   return matrix[row * ld + col];
 }
 
-// *dst = the element, or 0 outside the matrix: edge tiles are padded with zeros, which add
-// nothing. With ASYNC_LOADS the copy is a 4-byte cp.async; a source size of 0 makes it
-// write zeros without reading (the source address must still be valid, so it is the base).
-__device__ __forceinline__ void copy_or_zero(float* dst, const float* matrix, int ld, int row, int col, int rows,
-                                             int cols) {
-  const bool inside = row < rows && col < cols;
+// *dst = *src, or 0 outside the matrix: edge tiles are padded with zeros, which add nothing.
+// With ASYNC_LOADS the copy is a 4-byte cp.async; a source size of 0 makes it write zeros
+// without reading the source.
+__device__ __forceinline__ void copy_or_zero(float* dst, const float* src, bool inside) {
   if constexpr (ASYNC_LOADS) {
-    const float* src = inside ? &at(matrix, ld, row, col) : matrix;
     const unsigned dst_shared = static_cast<unsigned>(__cvta_generic_to_shared(dst));
     asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst_shared), "l"(src), "r"(inside ? 4 : 0));
   } else {
-    *dst = inside ? at(matrix, ld, row, col) : 0.0f;
+    *dst = inside ? *src : 0.0f;
   }
 }
 
@@ -77,20 +75,28 @@ __device__ __forceinline__ int tile_row(int thread_y, int i) { return (i / 4) * 
 __device__ __forceinline__ int tile_col(int thread_x, int j) { return (j / 4) * (THREADS_X * 4) + thread_x * 4 + j % 4; }
 
 // global -> shared: the TUNE_SPLIT-wide tiles of A and B that start at column / row k0.
-// Consecutive threads take consecutive elements of a row, so the global loads coalesce.
+// Consecutive threads take consecutive elements of a row, so the global loads coalesce. A
+// thread copies the same columns of both tiles every time, one pass of rows apart, so its
+// addresses and bounds are worked out once per tile, not once per element.
 __device__ __forceinline__ void copy_tile(const sgemm::Problem& p, float (&sA)[TUNE_SPLIT][BM + A_PAD], float (&sB)[TUNE_SPLIT][BN],
                                           int block_row, int block_col, int k0, int tid) {
+  constexpr int A_PASS = THREADS / TUNE_SPLIT;  // rows of the A tile copied per pass
+  const int a_row = tid / TUNE_SPLIT, a_col = tid % TUNE_SPLIT;
+  const float* a_src = &at(p.A, p.lda, block_row + a_row, k0 + a_col);
+  const bool a_col_inside = k0 + a_col < p.K;
 #pragma unroll
-  for (int n = 0; n < BM * TUNE_SPLIT / THREADS; ++n) {  // every thread copies the same count
-    const int i = tid + n * THREADS;
-    const int r = i / TUNE_SPLIT, c = i % TUNE_SPLIT;
-    copy_or_zero(&sA[c][r], p.A, p.lda, block_row + r, k0 + c, p.M, p.K);
+  for (int n = 0; n < BM / A_PASS; ++n) {
+    const int r = a_row + n * A_PASS;
+    copy_or_zero(&sA[a_col][r], a_src + n * A_PASS * p.lda, a_col_inside && block_row + r < p.M);
   }
+  constexpr int B_PASS = THREADS / BN;  // rows of the B tile copied per pass
+  const int b_row = tid / BN, b_col = tid % BN;
+  const float* b_src = &at(p.B, p.ldb, k0 + b_row, block_col + b_col);
+  const bool b_col_inside = block_col + b_col < p.N;
 #pragma unroll
-  for (int n = 0; n < TUNE_SPLIT * BN / THREADS; ++n) {
-    const int i = tid + n * THREADS;
-    const int r = i / BN, c = i % BN;
-    copy_or_zero(&sB[r][c], p.B, p.ldb, k0 + r, block_col + c, p.K, p.N);
+  for (int n = 0; n < TUNE_SPLIT / B_PASS; ++n) {
+    const int r = b_row + n * B_PASS;
+    copy_or_zero(&sB[r][b_col], b_src + n * B_PASS * p.ldb, b_col_inside && k0 + r < p.K);
   }
 }
 

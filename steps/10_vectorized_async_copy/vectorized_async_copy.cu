@@ -35,8 +35,9 @@ static_assert(THREADS % 32 == 0 && THREADS <= 1024, "a block is whole warps, at 
 static_assert(32 % WARP_SHAPE_X == 0 && THREADS_X % WARP_SHAPE_X == 0 && THREADS_Y % WARP_SHAPE_Y == 0,
               "warps of WARP_SHAPE_X x WARP_SHAPE_Y lanes tile the THREADS_X x THREADS_Y threads");
 static_assert((BM + A_PAD + BN + B_PAD) * TUNE_SPLIT * sizeof(float) <= 48 * 1024, "static shared memory is at most 48 KB");
-static_assert((BM * TUNE_SPLIT) % THREADS == 0 && (TUNE_SPLIT * BN / COPY_VECTOR) % THREADS == 0,
-              "every thread copies the same number of elements of each tile");
+static_assert(THREADS % TUNE_SPLIT == 0 && BM % (THREADS / TUNE_SPLIT) == 0 && THREADS % (BN / COPY_VECTOR) == 0 &&
+                  TUNE_SPLIT % (THREADS / (BN / COPY_VECTOR)) == 0,
+              "the threads cover whole rows of each tile per pass, and whole passes cover the tile");
 static_assert(ASYNC_LOADS || COPY_VECTOR == 1, "vector copies are cp.async copies");
 static_assert(COPY_VECTOR == 1 || COPY_VECTOR == 2 || COPY_VECTOR == 4, "cp.async copies 4, 8 or 16 bytes");
 static_assert(BN % COPY_VECTOR == 0 && (BN + B_PAD) % COPY_VECTOR == 0,
@@ -51,36 +52,30 @@ __device__ __forceinline__ T& at(T* matrix, int ld, int row, int col) {
   return matrix[row * ld + col];
 }
 
-// *dst = the element, or 0 outside the matrix: edge tiles are padded with zeros, which add
-// nothing. With ASYNC_LOADS the copy is a 4-byte cp.async; a source size of 0 makes it
-// write zeros without reading (the source address must still be valid, so it is the base).
-__device__ __forceinline__ void copy_or_zero(float* dst, const float* matrix, int ld, int row, int col, int rows,
-                                             int cols) {
-  const bool inside = row < rows && col < cols;
+// *dst = *src, or 0 outside the matrix: edge tiles are padded with zeros, which add nothing.
+// With ASYNC_LOADS the copy is a 4-byte cp.async; a source size of 0 makes it write zeros
+// without reading the source.
+__device__ __forceinline__ void copy_or_zero(float* dst, const float* src, bool inside) {
   if constexpr (ASYNC_LOADS) {
-    const float* src = inside ? &at(matrix, ld, row, col) : matrix;
     const unsigned dst_shared = static_cast<unsigned>(__cvta_generic_to_shared(dst));
     asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst_shared), "l"(src), "r"(inside ? 4 : 0));
   } else {
-    *dst = inside ? at(matrix, ld, row, col) : 0.0f;
+    *dst = inside ? *src : 0.0f;
   }
 }
 
-// dst[0..COPY_VECTOR) = COPY_VECTOR consecutive elements of a row, zeros past the matrix.
-// One cp.async when the source is aligned to the vector (src_aligned: B's rows start at
-// multiples of COPY_VECTOR floats); it copies the valid bytes and zero-fills the rest.
-// Otherwise, one float at a time.
-__device__ __forceinline__ void copy_vector_or_zero(float* dst, const float* matrix, int ld, int row, int col,
-                                                    int rows, int cols, bool src_aligned) {
+// dst[0..COPY_VECTOR) = the COPY_VECTOR floats at src, of which the first `valid` are inside
+// the matrix; zeros for the rest. One cp.async when the source is aligned to the vector
+// (src_aligned: B's rows start at multiples of COPY_VECTOR floats): it copies the valid
+// bytes and zero-fills the rest. Otherwise, one float at a time.
+__device__ __forceinline__ void copy_vector_or_zero(float* dst, const float* src, int valid, bool src_aligned) {
   if (COPY_VECTOR > 1 && src_aligned) {
-    const int valid = row < rows ? max(0, min(cols - col, COPY_VECTOR)) : 0;  // floats inside the matrix
-    const float* src = valid > 0 ? &at(matrix, ld, row, col) : matrix;
     const unsigned dst_shared = static_cast<unsigned>(__cvta_generic_to_shared(dst));
     asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(dst_shared), "l"(src),
                  "n"(COPY_VECTOR * sizeof(float)), "r"(valid * int(sizeof(float))));
   } else {
 #pragma unroll
-    for (int v = 0; v < COPY_VECTOR; ++v) copy_or_zero(dst + v, matrix, ld, row, col + v, rows, cols);
+    for (int v = 0; v < COPY_VECTOR; ++v) copy_or_zero(dst + v, src + v, v < valid);
   }
 }
 
@@ -104,21 +99,30 @@ __device__ __forceinline__ int tile_row(int thread_y, int i) { return (i / 4) * 
 __device__ __forceinline__ int tile_col(int thread_x, int j) { return (j / 4) * (THREADS_X * 4) + thread_x * 4 + j % 4; }
 
 // global -> shared: the TUNE_SPLIT-wide tiles of A and B that start at column / row k0.
-// Consecutive threads take consecutive elements of a row, so the global loads coalesce.
+// Consecutive threads take consecutive elements of a row, so the global loads coalesce. A
+// thread copies the same columns of both tiles every time, one pass of rows apart, so its
+// addresses and bounds are worked out once per tile, not once per element.
 __device__ __forceinline__ void copy_tile(const sgemm::Problem& p, float (&sA)[TUNE_SPLIT][BM + A_PAD], float (&sB)[TUNE_SPLIT][BN + B_PAD],
                                           int block_row, int block_col, int k0, int tid) {
+  constexpr int A_PASS = THREADS / TUNE_SPLIT;  // rows of the A tile copied per pass
+  const int a_row = tid / TUNE_SPLIT, a_col = tid % TUNE_SPLIT;
+  const float* a_src = &at(p.A, p.lda, block_row + a_row, k0 + a_col);
+  const bool a_col_inside = k0 + a_col < p.K;
 #pragma unroll
-  for (int n = 0; n < BM * TUNE_SPLIT / THREADS; ++n) {  // every thread copies the same count
-    const int i = tid + n * THREADS;
-    const int r = i / TUNE_SPLIT, c = i % TUNE_SPLIT;
-    copy_or_zero(&sA[c][r], p.A, p.lda, block_row + r, k0 + c, p.M, p.K);
+  for (int n = 0; n < BM / A_PASS; ++n) {
+    const int r = a_row + n * A_PASS;
+    copy_or_zero(&sA[a_col][r], a_src + n * A_PASS * p.lda, a_col_inside && block_row + r < p.M);
   }
+  constexpr int B_VECTORS = BN / COPY_VECTOR;  // vectors per row of the B tile
+  constexpr int B_PASS = THREADS / B_VECTORS;   // rows of the B tile copied per pass
+  const int b_row = tid / B_VECTORS, b_col = tid % B_VECTORS * COPY_VECTOR;
+  const float* b_src = &at(p.B, p.ldb, k0 + b_row, block_col + b_col);
+  const int b_valid = max(0, min(p.N - block_col - b_col, COPY_VECTOR));  // floats inside the matrix
   const bool b_aligned = p.ldb % COPY_VECTOR == 0 && reinterpret_cast<uintptr_t>(p.B) % sizeof(float[COPY_VECTOR]) == 0;
 #pragma unroll
-  for (int n = 0; n < TUNE_SPLIT * BN / COPY_VECTOR / THREADS; ++n) {
-    const int i = tid + n * THREADS;
-    const int r = i / (BN / COPY_VECTOR), c = i % (BN / COPY_VECTOR) * COPY_VECTOR;
-    copy_vector_or_zero(&sB[r][c], p.B, p.ldb, k0 + r, block_col + c, p.K, p.N, b_aligned);
+  for (int n = 0; n < TUNE_SPLIT / B_PASS; ++n) {
+    const int r = b_row + n * B_PASS;
+    copy_vector_or_zero(&sB[r][b_col], b_src + n * B_PASS * p.ldb, k0 + r < p.K ? b_valid : 0, b_aligned);
   }
 }
 
