@@ -1,7 +1,8 @@
 // Step 12 - double buffer                                     previous: 11_copy_compute_overlap
 // Change: two shared stages: tile k+1 is copied into one while tile k is read from the
 //         other. Inside a tile, the fragments of the next k are loaded into registers while
-//         the current k's math runs (two register buffers). One barrier per k tile.
+//         the current k's math runs (two register buffers). One barrier per k tile. The
+//         stages are dynamic shared memory: two of them outgrow the 48 KB static limit.
 // Why:    step 11 overlaps the copy with the math but pays for it with a whole tile of
 //         fragments in registers and two barriers per tile. With a second shared stage the
 //         copy never overwrites what is being read, so the fragments can be read one k at a
@@ -34,7 +35,8 @@ constexpr int WARPS_X = THREADS_X / WARP_SHAPE_X;  // warps side by side along N
 static_assert(THREADS % 32 == 0 && THREADS <= 1024, "a block is whole warps, at most 1024 threads");
 static_assert(32 % WARP_SHAPE_X == 0 && THREADS_X % WARP_SHAPE_X == 0 && THREADS_Y % WARP_SHAPE_Y == 0,
               "warps of WARP_SHAPE_X x WARP_SHAPE_Y lanes tile the THREADS_X x THREADS_Y threads");
-static_assert(STAGES * (BM + A_PAD + BN + B_PAD) * TUNE_SPLIT * sizeof(float) <= 48 * 1024, "static shared memory is at most 48 KB");
+constexpr int SHARED_BYTES = STAGES * (BM + A_PAD + BN + B_PAD) * TUNE_SPLIT * sizeof(float);
+static_assert(SHARED_BYTES <= 227 * 1024, "a block has at most 227 KB of shared memory on Hopper");
 static_assert(THREADS % TUNE_SPLIT == 0 && BM % (THREADS / TUNE_SPLIT) == 0 && THREADS % (BN / COPY_VECTOR) == 0 &&
                   TUNE_SPLIT % (THREADS / (BN / COPY_VECTOR)) == 0,
               "the threads cover whole rows of each tile per pass, and whole passes cover the tile");
@@ -138,8 +140,11 @@ __device__ __forceinline__ void load_fragments(float (&a_frag)[THREAD_TILE_Y], f
 }
 
 __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) sgemm_kernel(sgemm::Problem p) {
-  __shared__ __align__(16) float sA[STAGES][TUNE_SPLIT][BM + A_PAD];  // [STAGES][TUNE_SPLIT][BM]: A transposed
-  __shared__ __align__(16) float sB[STAGES][TUNE_SPLIT][BN + B_PAD];  // [STAGES][TUNE_SPLIT][BN]
+  // Two stages outgrow the 48 KB of static shared memory at TUNE_SPLIT 32, so they live in
+  // dynamic shared memory (the launch raises the block's limit): A's stages, then B's.
+  extern __shared__ __align__(16) float shared[];
+  auto& sA = *reinterpret_cast<float(*)[STAGES][TUNE_SPLIT][BM + A_PAD]>(shared);  // [STAGES][TUNE_SPLIT][BM]
+  auto& sB = *reinterpret_cast<float(*)[STAGES][TUNE_SPLIT][BN + B_PAD]>(shared + STAGES * TUNE_SPLIT * (BM + A_PAD));
 
   const int tid = threadIdx.y * THREADS_X + threadIdx.x;
   const int block_row = (SWAP_XY ? blockIdx.x : blockIdx.y) * BM;
@@ -189,7 +194,8 @@ void launch(const sgemm::Problem& p, cudaStream_t stream) {
   const dim3 block(THREADS_X, THREADS_Y);
   const dim3 grid = SWAP_XY ? dim3(sgemm::ceil_div(p.M, BM), sgemm::ceil_div(p.N, BN))
                             : dim3(sgemm::ceil_div(p.N, BN), sgemm::ceil_div(p.M, BM));
-  sgemm_kernel<<<grid, block, 0, stream>>>(p);
+  CUDA_CHECK(cudaFuncSetAttribute(sgemm_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SHARED_BYTES));
+  sgemm_kernel<<<grid, block, SHARED_BYTES, stream>>>(p);
 }
 
 int main(int argc, char** argv) { return sgemm::run_step(argc, argv, SGEMM_STEP, launch); }
