@@ -8,7 +8,7 @@
 //         the __syncthreads barriers (two per tile) start to cost.
 #include "sgemm.cuh"
 
-constexpr int THREADS_X = 16;   // threads per block along N (columns of C)
+constexpr int THREADS_X = 32;   // threads per block along N (columns of C)
 constexpr int THREADS_Y = 16;   // threads per block along M (rows of C)
 constexpr int TUNE_SPLIT = 32;  // K-width of a shared tile
 

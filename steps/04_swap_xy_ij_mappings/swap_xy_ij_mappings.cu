@@ -7,7 +7,7 @@
 // Watch:  L2 hit rate and DRAM traffic (lts__t_sector_hit_rate, dram__bytes_read).
 #include "sgemm.cuh"
 
-constexpr int THREADS_X = 16;   // threads per block along N (columns of C)
+constexpr int THREADS_X = 32;   // threads per block along N (columns of C)
 constexpr int THREADS_Y = 16;   // threads per block along M (rows of C)
 constexpr int TUNE_SPLIT = 32;  // K-width of a shared tile
 constexpr bool SWAP_XY = true;  // true: blockIdx.x runs along M, blockIdx.y along N

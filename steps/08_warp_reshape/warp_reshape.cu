@@ -14,12 +14,12 @@
 
 constexpr int THREADS_X = 16;     // threads per block along N (columns of C)
 constexpr int THREADS_Y = 16;     // threads per block along M (rows of C)
-constexpr int TUNE_SPLIT = 16;    // K-width of a shared tile
+constexpr int TUNE_SPLIT = 32;    // K-width of a shared tile
 constexpr bool SWAP_XY = true;    // true: blockIdx.x runs along M, blockIdx.y along N
 constexpr int THREAD_TILE_X = 8;  // outputs per thread along N
 constexpr int THREAD_TILE_Y = 8;  // outputs per thread along M
 constexpr int MIN_BLOCKS = 2;     // blocks per SM the compiler must fit: caps registers
-constexpr int WARP_SHAPE_X = 8;   // lanes of a warp along N; 32 / WARP_SHAPE_X along M
+constexpr int WARP_SHAPE_X = 16;   // lanes of a warp along N; 32 / WARP_SHAPE_X along M
 
 constexpr int A_PAD = 4;  // floats of padding per row of the transposed A tile
 
