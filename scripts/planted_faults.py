@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Plants known bugs in copies of steps and checks that verification rejects every one.
 
-A harness that passes a wrong kernel proves nothing, so this builds mutants (each one line
-changed in a step's file), runs them in check mode and expects exit code 1 (verification
-failed) from each. Run after CMake has built the harness:
+A harness that passes a wrong kernel proves nothing, so this builds mutants (a line or two
+changed in a step's file), runs them in check mode and expects each to fail: exit code 1
+(verification failed) or 4 (a CUDA error, e.g. a misaligned address). Run after CMake has built the harness:
 
     scripts/planted_faults.py --build build
 """
@@ -15,7 +15,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from sweep import compile_variant, step_source  # noqa: E402
 
-# (name, step, text in the step, replacement, the betas at which it is a fault)
+# (name, step, text in the step, replacement, the betas at which it is a fault); the text and
+# its replacement may be lists, for a fault that needs several edits.
 FAULTS = [
     ("off-by-one edge: writes one column past N", "02_refactored",
      "if (row >= p.M || col >= p.N) return;", "if (row >= p.M || col > p.N) return;", ("0", "0.5")),
@@ -27,6 +28,13 @@ FAULTS = [
     ("beta == 0 reads C: NaN in C leaks", "02_refactored",
      "c = p.beta == 0.0f ? p.alpha * acc : p.alpha * acc + p.beta * c;", "c = p.alpha * acc + p.beta * c;",
      ("0",)),  # with beta != 0 reading C is right
+    # The seed's "+1" padding with 8-byte copies, with the static_asserts that forbid it taken
+    # out: the copies' shared destinations are misaligned, and the GPU faults (exit code 4).
+    ("misaligned vector copies: B_PAD = 1 with 8-byte cp.async", "10_vectorized_async_copy",
+     ["constexpr int COPY_VECTOR = 4;", "constexpr int B_PAD = 0;", "static_assert(BN % COPY_VECTOR == 0 &&",
+      "static_assert(A_PAD % 4 == 0 && B_PAD % 4 == 0 &&"],
+     ["constexpr int COPY_VECTOR = 2;", "constexpr int B_PAD = 1;", "static_assert(true ||",
+      "static_assert(A_PAD % 4 == 0 &&"], ("0.5",)),
     ("partial k tile dropped", "12_double_buffer",
      "const int k_tiles = sgemm::ceil_div(p.K, TUNE_SPLIT);", "const int k_tiles = p.K / TUNE_SPLIT;", ("0", "0.5")),
 ]
@@ -43,11 +51,14 @@ def main() -> int:
     runs = 0
     for n, (name, step, old, new, betas) in enumerate(FAULTS):
         text = step_source(step).read_text()
-        if text.count(old) != 1:
-            print(f"planted_faults: '{old.strip()}' not found once in {step}; update the fault list")
-            return 2
+        olds, news = ([old], [new]) if isinstance(old, str) else (old, new)
+        for o, w in zip(olds, news):
+            if text.count(o) != 1:
+                print(f"planted_faults: '{o.strip()}' not found once in {step}; update the fault list")
+                return 2
+            text = text.replace(o, w)
         src, exe = work / f"fault{n}.cu", work / f"fault{n}"
-        src.write_text(text.replace(old, new))
+        src.write_text(text)
         status = compile_variant(src, exe, step, args.build, args.arch)
         if not status.startswith("ok"):
             print(f"planted_faults: {name}: {status}")
@@ -56,9 +67,10 @@ def main() -> int:
             runs += 1
             r = subprocess.run([str(exe), "--check", "--sizes", "1x1x1,17x31x13,129x127x65,64x64x1001",
                                 "--beta", beta], capture_output=True, text=True)
-            caught = r.returncode == 1
+            caught = r.returncode in (1, 4)  # wrong result, or a CUDA error such as a misaligned address
             missed += not caught
-            first = next((l.strip() for l in r.stdout.splitlines() if "FAILED" in l or "(row" in l), "")
+            first = next((l.strip() for l in (r.stdout + r.stderr).splitlines()
+                          if "FAILED" in l or "(row" in l or "error" in l), "")
             print(f"{'caught' if caught else 'MISSED'}  {name} [{step}, beta {beta}] -> exit {r.returncode}: {first}")
     print(f"planted_faults: {runs - missed} caught, {missed} missed")
     return 1 if missed else 0
