@@ -45,13 +45,13 @@ for phase in "$@"; do
       for exe in "$build"/bin/[0-9][0-9]_*; do
         step=$(basename "$exe")
         cuobjdump --dump-sass "$exe" > "$logs/$step.sass" 2>&1
-        # The kernel's instruction mix: FFMA share, shared loads by width, async copies, spills.
-        printf '%-26s FFMA %5d  LDS %4d  LDS.64 %4d  LDS.128 %4d  STS %4d  LDGSTS %4d  LDG %4d  LDL/STL %d  BAR %d\n' "$step" \
-          "$(grep -c 'FFMA' "$logs/$step.sass")" "$(grep -cE 'LDS(\.U)? ' "$logs/$step.sass")" \
-          "$(grep -c 'LDS.64' "$logs/$step.sass")" "$(grep -c 'LDS.128' "$logs/$step.sass")" \
-          "$(grep -c ' STS' "$logs/$step.sass")" "$(grep -c 'LDGSTS' "$logs/$step.sass")" \
-          "$(grep -cE ' LDG' "$logs/$step.sass")" "$(grep -cE 'LDL|STL' "$logs/$step.sass")" \
-          "$(grep -c 'BAR.SYNC' "$logs/$step.sass")"
+        # The kernel's static instruction mix, by opcode (predicates stripped): FFMA, shared
+        # loads by width, shared stores, async copies, global loads, local memory, barriers.
+        ops=$(grep -oE '^\s+/\*[0-9a-f]{4}\*/\s+(@!?U?P[0-9T] )?[A-Z0-9.]+' "$logs/$step.sass" | awk '{print $NF}')
+        c() { echo "$ops" | grep -cE "$1"; }
+        printf '%-26s FFMA %5d  LDS %4d  LDS.64 %4d  LDS.128 %4d  STS %4d  LDGSTS %4d  LDG %4d  LDL/STL %d  BAR %d\n' \
+          "$step" "$(c '^FFMA')" "$(c '^LDS(\.U)?$')" "$(c '^LDS(\.U)?\.64$')" "$(c '^LDS(\.U)?\.128$')" "$(c '^STS')" \
+          "$(c '^LDGSTS')" "$(c '^LDG(\.|$)')" "$(c '^(LDL|STL)')" "$(c '^BAR\.SYNC')"
       done | tee "$logs/sass_stats.txt" >> "$out/summary.txt"
       ;;
     bench|bench=*)
