@@ -17,7 +17,7 @@ constexpr bool SWAP_XY = true;    // true: blockIdx.x runs along M, blockIdx.y a
 constexpr int THREAD_TILE_X = 8;  // outputs per thread along N
 constexpr int THREAD_TILE_Y = 8;  // outputs per thread along M
 constexpr int MIN_BLOCKS = 2;     // blocks per SM the compiler must fit: caps registers
-constexpr int WARP_SHAPE_X = 16;   // lanes of a warp along N; 32 / WARP_SHAPE_X along M
+constexpr int WARP_SHAPE_X = 16;  // lanes of a warp along N; 32 / WARP_SHAPE_X along M
 constexpr bool ASYNC_LOADS = true;  // global -> shared with cp.async (false: through registers)
 
 constexpr int A_PAD = 4;  // floats of padding per row of the transposed A tile

@@ -6,8 +6,8 @@
 //         copy and the math take turns. Here the copy of the next tile is in flight while
 //         the math of this one runs. The price is registers: the tile's fragments,
 //         TUNE_SPLIT * (THREAD_TILE_Y + THREAD_TILE_X) floats, are held at once.
-// Watch:  registers per thread (and so blocks per SM); stall reasons "barrier" and
-//         "long scoreboard" fall.
+// Watch:  the SASS order: the compiler may hoist the math above the second barrier (it
+//         does here; README.md shows it), which undoes the overlap but saves the registers.
 #include "sgemm.cuh"
 
 constexpr int THREADS_X = 16;     // threads per block along N (columns of C)
