@@ -7,7 +7,6 @@
 //   5. check again: the result left by the last timed repetition must verify too
 //   6. report: a table row on stdout, a CSV row with provenance, optionally C as .npy
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -44,6 +43,7 @@ class DeviceBuffer {
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
   float* get() const { return ptr_; }
+  std::size_t bytes() const { return count_ * sizeof(float); }
   void upload(const std::vector<float>& h) {
     CUDA_CHECK(cudaMemcpy(ptr_, h.data(), h.size() * sizeof(float), cudaMemcpyHostToDevice));
   }
@@ -184,7 +184,6 @@ class ShapeRun {
         c_(L_.total()),
         c_cublas_(in.C.size()),
         flush_(flush_floats),
-        flush_count_(flush_floats),
         h_c_in_(in.C) {
     a_.upload(in.A);
     b_.upload(in.B);
@@ -234,17 +233,16 @@ class ShapeRun {
   // Evicts A, B and C from L2 (the flush buffer is twice the L2 size), so each repetition
   // starts from device memory, as one SGEMM inside a larger program would.
   void flush_l2(int rep) {
-    CUDA_CHECK(cudaMemsetAsync(flush_.get(), rep & 0xff, flush_count_ * sizeof(float), stream_));
+    CUDA_CHECK(cudaMemsetAsync(flush_.get(), rep & 0xff, flush_.bytes(), stream_));
   }
 
   float timed(const auto& enqueue) {
-    Event start, stop;
-    CUDA_CHECK(cudaEventRecord(start.get(), stream_));
+    CUDA_CHECK(cudaEventRecord(start_.get(), stream_));
     enqueue();
-    CUDA_CHECK(cudaEventRecord(stop.get(), stream_));
-    CUDA_CHECK(cudaEventSynchronize(stop.get()));
+    CUDA_CHECK(cudaEventRecord(stop_.get(), stream_));
+    CUDA_CHECK(cudaEventSynchronize(stop_.get()));
     float ms = 0;
-    CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
+    CUDA_CHECK(cudaEventElapsedTime(&ms, start_.get(), stop_.get()));
     return ms;
   }
 
@@ -312,9 +310,9 @@ class ShapeRun {
   Shape s_;
   CLayout L_;
   DeviceBuffer a_, b_, c_in_, c_, c_cublas_, flush_;
-  std::size_t flush_count_;
   std::vector<float> h_c_in_, ref_, abs_ab_;
   cudaStream_t stream_{};
+  Event start_, stop_;  // around each timed run; created once per shape
 };
 
 // Bytes a shape needs on the GPU at its peak (inputs, C with guards, cuBLAS's C, C_in,
