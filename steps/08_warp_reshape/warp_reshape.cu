@@ -22,6 +22,7 @@ constexpr int MIN_BLOCKS = 2;     // blocks per SM the compiler must fit: caps r
 constexpr int WARP_SHAPE_X = 16;  // lanes of a warp along N; 32 / WARP_SHAPE_X along M
 
 constexpr int A_PAD = 4;  // floats of padding per row of the transposed A tile
+constexpr int A_COPY_RUN = 8;  // consecutive k of one row of A that neighbouring lanes copy
 
 constexpr int THREADS = THREADS_X * THREADS_Y;
 constexpr int BM = THREADS_Y * THREAD_TILE_Y;  // rows of C per block
@@ -37,6 +38,8 @@ static_assert(THREADS % TUNE_SPLIT == 0 && BM % (THREADS / TUNE_SPLIT) == 0 && T
               "the threads cover whole rows of each tile per pass, and whole passes cover the tile");
 static_assert(A_PAD % 4 == 0 && THREAD_TILE_Y % 4 == 0 && THREAD_TILE_X % 4 == 0,
               "fragments are read as aligned float4: rows and thread tiles are multiples of 4 floats");
+static_assert(TUNE_SPLIT % A_COPY_RUN == 0 && 32 % A_COPY_RUN == 0,
+              "a warp copies whole runs of A_COPY_RUN consecutive k, and whole runs make a row of the A tile");
 
 // Element (row, col) of a row-major matrix with row stride ld.
 template <class T>
@@ -68,7 +71,10 @@ __device__ __forceinline__ int tile_col(int thread_x, int j) { return (j / 4) * 
 __device__ __forceinline__ void copy_tile(const sgemm::Problem& p, float (&sA)[TUNE_SPLIT][BM + A_PAD], float (&sB)[TUNE_SPLIT][BN],
                                           int block_row, int block_col, int k0, int tid) {
   constexpr int A_PASS = THREADS / TUNE_SPLIT;  // rows of the A tile copied per pass
-  const int a_row = tid / TUNE_SPLIT, a_col = tid % TUNE_SPLIT;
+  // Lanes copy runs of A_COPY_RUN consecutive k, the next run one row further down. With
+  // 8-float runs a warp reads four whole 32-byte sectors and, as BM + A_PAD = 4 (mod 32), its
+  // transposed stores sA[k][r] land in 32 different banks; a 32-float run would hit 8.
+  const int a_row = tid / A_COPY_RUN % A_PASS, a_col = tid / (A_COPY_RUN * A_PASS) * A_COPY_RUN + tid % A_COPY_RUN;
   const float* a_src = &at(p.A, p.lda, block_row + a_row, k0 + a_col);
   const bool a_col_inside = k0 + a_col < p.K;
 #pragma unroll

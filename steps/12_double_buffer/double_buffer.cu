@@ -24,6 +24,7 @@ constexpr int COPY_VECTOR = 4;      // floats per cp.async of B: 1, 2 or 4 (4, 8
 constexpr int B_PAD = 0;            // floats of padding per row of the B tile
 
 constexpr int A_PAD = 4;  // floats of padding per row of the transposed A tile
+constexpr int A_COPY_RUN = 8;  // consecutive k of one row of A that neighbouring lanes copy
 
 constexpr int STAGES = 2;  // shared buffers: one being read, one being filled
 
@@ -47,6 +48,8 @@ static_assert(BN % COPY_VECTOR == 0 && (BN + B_PAD) % COPY_VECTOR == 0,
               "multiple of COPY_VECTOR floats (the seed's +1 breaks 8-byte copies)");
 static_assert(A_PAD % 4 == 0 && B_PAD % 4 == 0 && THREAD_TILE_Y % 4 == 0 && THREAD_TILE_X % 4 == 0,
               "fragments are read as aligned float4: rows and thread tiles are multiples of 4 floats");
+static_assert(TUNE_SPLIT % A_COPY_RUN == 0 && 32 % A_COPY_RUN == 0,
+              "a warp copies whole runs of A_COPY_RUN consecutive k, and whole runs make a row of the A tile");
 
 // Element (row, col) of a row-major matrix with row stride ld.
 template <class T>
@@ -56,11 +59,17 @@ __device__ __forceinline__ T& at(T* matrix, int ld, int row, int col) {
 
 // *dst = *src, or 0 outside the matrix: edge tiles are padded with zeros, which add nothing.
 // With ASYNC_LOADS the copy is a 4-byte cp.async; a source size of 0 makes it write zeros
-// without reading the source.
+// without reading the source. That source-size operand turns the LDGSTS into a predicated,
+// zero-filling one, which costs time on this GPU even when nothing is filled, so a tile that
+// lies wholly inside the matrices is copied without it (ZERO_FILL false, `inside` unused).
+template <bool ZERO_FILL>
 __device__ __forceinline__ void copy_or_zero(float* dst, const float* src, bool inside) {
   if constexpr (ASYNC_LOADS) {
     const unsigned dst_shared = static_cast<unsigned>(__cvta_generic_to_shared(dst));
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst_shared), "l"(src), "r"(inside ? 4 : 0));
+    if constexpr (ZERO_FILL)
+      asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst_shared), "l"(src), "r"(inside ? 4 : 0));
+    else
+      asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(dst_shared), "l"(src));
   } else {
     *dst = inside ? *src : 0.0f;
   }
@@ -69,15 +78,21 @@ __device__ __forceinline__ void copy_or_zero(float* dst, const float* src, bool 
 // dst[0..COPY_VECTOR) = the COPY_VECTOR floats at src, of which the first `valid` are inside
 // the matrix; zeros for the rest. One cp.async when the source is aligned to the vector
 // (src_aligned: B's rows start at multiples of COPY_VECTOR floats): it copies the valid
-// bytes and zero-fills the rest. Otherwise, one float at a time.
+// bytes and zero-fills the rest (ZERO_FILL false: all of it is valid; no source size).
+// Otherwise, one float at a time.
+template <bool ZERO_FILL>
 __device__ __forceinline__ void copy_vector_or_zero(float* dst, const float* src, int valid, bool src_aligned) {
   if (COPY_VECTOR > 1 && src_aligned) {
     const unsigned dst_shared = static_cast<unsigned>(__cvta_generic_to_shared(dst));
-    asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(dst_shared), "l"(src),
-                 "n"(COPY_VECTOR * sizeof(float)), "r"(valid * int(sizeof(float))));
+    if constexpr (ZERO_FILL)
+      asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(dst_shared), "l"(src),
+                   "n"(COPY_VECTOR * sizeof(float)), "r"(valid * int(sizeof(float))));
+    else
+      asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(dst_shared), "l"(src),
+                   "n"(COPY_VECTOR * sizeof(float)));
   } else {
 #pragma unroll
-    for (int v = 0; v < COPY_VECTOR; ++v) copy_or_zero(dst + v, src + v, v < valid);
+    for (int v = 0; v < COPY_VECTOR; ++v) copy_or_zero<ZERO_FILL>(dst + v, src + v, v < valid);
   }
 }
 
@@ -104,16 +119,20 @@ __device__ __forceinline__ int tile_col(int thread_x, int j) { return (j / 4) * 
 // Consecutive threads take consecutive elements of a row, so the global loads coalesce. A
 // thread copies the same columns of both tiles every time, one pass of rows apart, so its
 // addresses and bounds are worked out once per tile, not once per element.
-__device__ __forceinline__ void copy_tile(const sgemm::Problem& p, float (&sA)[TUNE_SPLIT][BM + A_PAD], float (&sB)[TUNE_SPLIT][BN + B_PAD],
-                                          int block_row, int block_col, int k0, int tid) {
+template <bool ZERO_FILL>
+__device__ __forceinline__ void copy_tile_elements(const sgemm::Problem& p, float (&sA)[TUNE_SPLIT][BM + A_PAD], float (&sB)[TUNE_SPLIT][BN + B_PAD],
+                                                   int block_row, int block_col, int k0, int tid) {
   constexpr int A_PASS = THREADS / TUNE_SPLIT;  // rows of the A tile copied per pass
-  const int a_row = tid / TUNE_SPLIT, a_col = tid % TUNE_SPLIT;
+  // Lanes copy runs of A_COPY_RUN consecutive k, the next run one row further down. With
+  // 8-float runs a warp reads four whole 32-byte sectors and, as BM + A_PAD = 4 (mod 32), its
+  // transposed stores sA[k][r] land in 32 different banks; a 32-float run would hit 8.
+  const int a_row = tid / A_COPY_RUN % A_PASS, a_col = tid / (A_COPY_RUN * A_PASS) * A_COPY_RUN + tid % A_COPY_RUN;
   const float* a_src = &at(p.A, p.lda, block_row + a_row, k0 + a_col);
   const bool a_col_inside = k0 + a_col < p.K;
 #pragma unroll
   for (int n = 0; n < BM / A_PASS; ++n) {
     const int r = a_row + n * A_PASS;
-    copy_or_zero(&sA[a_col][r], a_src + n * A_PASS * p.lda, a_col_inside && block_row + r < p.M);
+    copy_or_zero<ZERO_FILL>(&sA[a_col][r], a_src + n * A_PASS * p.lda, a_col_inside && block_row + r < p.M);
   }
   constexpr int B_VECTORS = BN / COPY_VECTOR;  // vectors per row of the B tile
   constexpr int B_PASS = THREADS / B_VECTORS;   // rows of the B tile copied per pass
@@ -124,8 +143,18 @@ __device__ __forceinline__ void copy_tile(const sgemm::Problem& p, float (&sA)[T
 #pragma unroll
   for (int n = 0; n < TUNE_SPLIT / B_PASS; ++n) {
     const int r = b_row + n * B_PASS;
-    copy_vector_or_zero(&sB[r][b_col], b_src + n * B_PASS * p.ldb, k0 + r < p.K ? b_valid : 0, b_aligned);
+    copy_vector_or_zero<ZERO_FILL>(&sB[r][b_col], b_src + n * B_PASS * p.ldb, k0 + r < p.K ? b_valid : 0, b_aligned);
   }
+}
+
+// The tile at k0: with zero-fill where it reaches past an edge of A or B (the last block row
+// and column, the last k tile), without it everywhere else (every other tile).
+__device__ __forceinline__ void copy_tile(const sgemm::Problem& p, float (&sA)[TUNE_SPLIT][BM + A_PAD], float (&sB)[TUNE_SPLIT][BN + B_PAD],
+                                          int block_row, int block_col, int k0, int tid) {
+  if (ASYNC_LOADS && block_row + BM <= p.M && block_col + BN <= p.N && k0 + TUNE_SPLIT <= p.K)
+    copy_tile_elements<false>(p, sA, sB, block_row, block_col, k0, tid);
+  else
+    copy_tile_elements<true>(p, sA, sB, block_row, block_col, k0, tid);
 }
 
 // shared -> registers: this thread's column of A and row of B at k (a_frag, b_frag).
