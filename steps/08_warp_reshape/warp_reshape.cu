@@ -22,7 +22,7 @@ constexpr int MIN_BLOCKS = 2;     // blocks per SM the compiler must fit: caps r
 constexpr int WARP_SHAPE_X = 16;  // lanes of a warp along N; 32 / WARP_SHAPE_X along M
 
 constexpr int A_PAD = 4;  // floats of padding per row of the transposed A tile
-constexpr int A_COPY_RUN = 8;  // consecutive k of one row of A that neighbouring lanes copy
+constexpr int A_COPY_RUN = 16;  // consecutive k of one row of A that neighbouring lanes copy
 
 constexpr int THREADS = THREADS_X * THREADS_Y;
 constexpr int BM = THREADS_Y * THREAD_TILE_Y;  // rows of C per block
@@ -71,9 +71,10 @@ __device__ __forceinline__ int tile_col(int thread_x, int j) { return (j / 4) * 
 __device__ __forceinline__ void copy_tile(const sgemm::Problem& p, float (&sA)[TUNE_SPLIT][BM + A_PAD], float (&sB)[TUNE_SPLIT][BN],
                                           int block_row, int block_col, int k0, int tid) {
   constexpr int A_PASS = THREADS / TUNE_SPLIT;  // rows of the A tile copied per pass
-  // Lanes copy runs of A_COPY_RUN consecutive k, the next run one row further down. With
-  // 8-float runs a warp reads four whole 32-byte sectors and, as BM + A_PAD = 4 (mod 32), its
-  // transposed stores sA[k][r] land in 32 different banks; a 32-float run would hit 8.
+  // Lanes copy runs of A_COPY_RUN consecutive k, the next run one row further down. As
+  // BM + A_PAD = 4 (mod 32), a warp's transposed stores sA[k][r] fall in 32 different banks
+  // with 8-float runs (4 rows per warp), 16 with 16-float runs (2 rows), 8 with a whole row
+  // of 32: fewer rows per warp read fewer cache lines, more rows conflict less.
   const int a_row = tid / A_COPY_RUN % A_PASS, a_col = tid / (A_COPY_RUN * A_PASS) * A_COPY_RUN + tid % A_COPY_RUN;
   const float* a_src = &at(p.A, p.lda, block_row + a_row, k0 + a_col);
   const bool a_col_inside = k0 + a_col < p.K;
