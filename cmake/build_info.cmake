@@ -1,14 +1,13 @@
 # Writes sgemm_build_info.h (git revision, architectures, flags); rewrites it only when its
 # content changes, so an unchanged tree does not recompile the harness.
+# A copy of the tree sent to another machine (a GPU machine) may carry no .git, or a stale
+# one, so an explicit SGEMM_GIT_REV in the environment wins over what git says there.
 execute_process(COMMAND git -C "${SOURCE_DIR}" rev-parse --short=12 HEAD
                 OUTPUT_VARIABLE rev OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE rc)
-if(NOT rc EQUAL 0 OR rev STREQUAL "")
-  # A copy of the tree without .git (e.g. sent to a GPU machine) can be told its revision.
-  if(DEFINED ENV{SGEMM_GIT_REV})
-    set(rev "$ENV{SGEMM_GIT_REV}")
-  else()
-    set(rev "unknown")
-  endif()
+if(DEFINED ENV{SGEMM_GIT_REV} AND NOT "$ENV{SGEMM_GIT_REV}" STREQUAL "")
+  set(rev "$ENV{SGEMM_GIT_REV}")
+elseif(NOT rc EQUAL 0 OR rev STREQUAL "")
+  set(rev "unknown")
 else()
   execute_process(COMMAND git -C "${SOURCE_DIR}" status --porcelain --untracked-files=no
                   OUTPUT_VARIABLE dirty OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
