@@ -63,6 +63,8 @@ def main() -> int:
     ap.add_argument("--reps", default="20", help="timed repetitions per size (the harness's --reps)")
     ap.add_argument("--arch", default="90")
     ap.add_argument("--jobs", type=int, default=os.cpu_count())
+    ap.add_argument("--max-spill", type=int, default=None, metavar="BYTES",
+                    help="list variants that spill more than BYTES to local memory, but do not time them")
     ap.add_argument("--check-sizes", default="1x1x1,127x129x33,255x257x17",
                     help="shapes every variant must pass before it is timed")
     args = ap.parse_args()
@@ -91,6 +93,10 @@ def main() -> int:
     for label, exe, status in built:  # timed one at a time: the GPU is measured alone
         print(f"{label:50s} {status}", flush=True)
         if not status.startswith("ok"):
+            continue
+        spilled = re.search(r"(\d+) bytes spilled", status)
+        if args.max_spill is not None and (not spilled or int(spilled.group(1)) > args.max_spill):
+            print(f"{'':50s} spills more than {args.max_spill} bytes: not timed", flush=True)
             continue
         check = subprocess.run([str(exe), "--check", "--sizes", args.check_sizes, "--beta", "0.5"],
                                capture_output=True, text=True)

@@ -1,20 +1,23 @@
 // Step 07 - transpose                                         previous: 06_register_caching
 // Change: A is stored transposed in shared memory, sA[k][m] instead of sA[m][k], with its
 //         rows padded by A_PAD floats.
-// Why:    a thread's a_frag is THREAD_TILE_Y consecutive rows of A at one k. In step 06 they
-//         sit TUNE_SPLIT floats apart (one 4-byte LDS each); transposed they are contiguous,
-//         so they can be read with 16-byte LDS.128, like b_frag. The price: the copy into
-//         shared memory now writes down columns, and those stores can collide in one bank.
-// Watch:  LDS.128 in the SASS; shared-memory bank conflicts on the stores
-//         (l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st).
+// Why:    a thread's a_frag is THREAD_TILE_Y rows of A at one k. In step 06 they sit
+//         TUNE_SPLIT floats apart, so nvcc reads A along k instead: one LDS.128 brings 4 k of
+//         one row, and a thread holds 4 * THREAD_TILE_Y floats of A at once, too many to load
+//         ahead within 128 registers, so warps wait on shared memory. Transposed, one k's
+//         a_frag is contiguous: LDS.128 along M, THREAD_TILE_Y + THREAD_TILE_X floats per k.
+//         The price: the copy into shared memory now writes down columns, and those stores
+//         can collide in one bank.
+// Watch:  short_scoreboard stalls (waits on shared memory); shared-memory bank conflicts on
+//         the stores (l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st).
 #include "sgemm.cuh"
 
-constexpr int THREADS_X = 16;     // threads per block along N (columns of C)
-constexpr int THREADS_Y = 16;     // threads per block along M (rows of C)
+constexpr int THREADS_X = 32;     // threads per block along N (columns of C)
+constexpr int THREADS_Y = 8;      // threads per block along M (rows of C)
 constexpr int TUNE_SPLIT = 32;    // K-width of a shared tile
 constexpr bool SWAP_XY = true;    // true: blockIdx.x runs along M, blockIdx.y along N
-constexpr int THREAD_TILE_X = 8;  // outputs per thread along N
-constexpr int THREAD_TILE_Y = 8;  // outputs per thread along M
+constexpr int THREAD_TILE_X = 4;  // outputs per thread along N
+constexpr int THREAD_TILE_Y = 16; // outputs per thread along M
 constexpr int MIN_BLOCKS = 2;     // blocks per SM the compiler must fit: caps registers
 
 constexpr int A_PAD = 4;  // floats of padding per row of the transposed A tile

@@ -10,14 +10,14 @@
 // Watch:  LDGSTS in the SASS instead of LDG + STS; stall reasons "long scoreboard" fall.
 #include "sgemm.cuh"
 
-constexpr int THREADS_X = 16;     // threads per block along N (columns of C)
-constexpr int THREADS_Y = 16;     // threads per block along M (rows of C)
+constexpr int THREADS_X = 32;     // threads per block along N (columns of C)
+constexpr int THREADS_Y = 8;      // threads per block along M (rows of C)
 constexpr int TUNE_SPLIT = 32;    // K-width of a shared tile
 constexpr bool SWAP_XY = true;    // true: blockIdx.x runs along M, blockIdx.y along N
-constexpr int THREAD_TILE_X = 8;  // outputs per thread along N
-constexpr int THREAD_TILE_Y = 8;  // outputs per thread along M
+constexpr int THREAD_TILE_X = 4;  // outputs per thread along N
+constexpr int THREAD_TILE_Y = 16; // outputs per thread along M
 constexpr int MIN_BLOCKS = 2;     // blocks per SM the compiler must fit: caps registers
-constexpr int WARP_SHAPE_X = 8;   // lanes of a warp along N; 32 / WARP_SHAPE_X along M
+constexpr int WARP_SHAPE_X = 32;  // lanes of a warp along N; 32 / WARP_SHAPE_X along M
 constexpr bool ASYNC_LOADS = true;  // global -> shared with cp.async (false: through registers)
 constexpr bool SKIP_ZERO_FILL = true;  // tiles wholly inside A and B: cp.async without zero-fill
 
