@@ -5,7 +5,8 @@ Run from the repository root (scripts/regenerate.sh sets up the pinned virtualen
     python3 -m plots.sgemm_plots [--results DIR] [--repo DIR] [--check]
 
 Inputs:  results/<gpu-slug>/<step>.csv and results/<gpu-slug>/tuning/<step>.csv;
-         optionally results/<gpu-slug>/profiles/ncu_4096.csv and .../profiles/sass_stats.txt
+         optionally results/<gpu-slug>/profiles/ncu_4096.csv, .../profiles/sass_stats.txt
+         and .../profiles/compare_4096.csv (profiled variants shown side by side on a page)
 Outputs: docs/plots/<gpu-slug>/*.png (and .svg for the headline plot);
          the marked sections of README.md, docs/overview.md and steps/*/README.md;
          the diff-size table of docs/step-diffs.md.
@@ -26,7 +27,7 @@ import os
 import re
 import statistics
 import sys
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 try:
@@ -724,7 +725,13 @@ diff; `scripts/stepdiff.sh --stat N` prints just the counts.
 
 NCU_FILE = "ncu_4096.csv"
 SASS_FILE = "sass_stats.txt"
+COMPARE_FILE = "compare_4096.csv"
 NO_PROFILE = "_No profile recorded for this step._"
+NO_COMPARISON = "_No comparison recorded for this step._"
+COMPARE_CAPTION = ("_Nsight Compute at M=N=K=4096, one launch each. A column is a step as "
+                   "shipped, or a step built with other tunables: `scripts/compare.txt` lists "
+                   "them, `scripts/device_run.sh OUT compare=scripts/compare.txt` measures "
+                   "them._")
 NO_PROFILES = "_No profiles recorded yet._"
 NCU_CAPTION = "_Nsight Compute, kernel `sgemm_kernel` at M=N=K=4096, one launch._"
 SASS_CAPTION = "_Static instruction counts in the kernel's SASS (not executed counts)._"
@@ -765,6 +772,18 @@ NCU_METRICS = (
     *((f"{name} stall ratio", f"smsp__average_warp_latency_issue_stalled_{name}.ratio", _ratio)
       for name in ("barrier", "long_scoreboard", "mio_throttle", "short_scoreboard")),
 )
+# The rows of a page's comparison table (profiles/compare_4096.csv); a metric that no column
+# has is left out.
+COMPARE_METRICS = (
+    ("registers / thread", "launch__registers_per_thread", _count),
+    ("FMA pipe active", "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active", _pct),
+    ("warp instructions executed", "smsp__inst_executed.sum", _count),
+    ("shared-load wavefronts", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", _count),
+    ("shared-store wavefronts", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", _count),
+    *((f"{name} stall ratio", f"smsp__average_warp_latency_issue_stalled_{name}.ratio", _ratio)
+      for name in ("short_scoreboard", "long_scoreboard", "barrier", "mio_throttle",
+                   "dispatch_stall", "wait", "math_pipe_throttle", "not_selected")),
+)
 # The columns of the cross-step table in docs/overview.md (labels from NCU_METRICS).
 SUMMARY_METRICS = ("registers / thread", "warps active", "FMA pipe active",
                    "warp instructions executed", "FFMA share of instructions",
@@ -779,6 +798,8 @@ class GpuProfiles:
     ncu: dict[str, dict[str, float]]  # step -> metric -> value
     sass: dict[str, list[tuple[str, int]]]  # step -> (instruction, static count), file order
     name: str = ""
+    # page step -> [(column label, metric -> value)], in file order
+    compare: dict[str, list[tuple[str, dict[str, float]]]] = field(default_factory=dict)
 
     def ncu_cells(self, step: str) -> dict[str, str] | None:
         """Formatted values by label; None if the step has no ncu row."""
@@ -794,17 +815,21 @@ class GpuProfiles:
                 for label, metric, fmt in NCU_METRICS}
 
 
-def read_ncu_csv(path: Path) -> dict[str, dict[str, float]]:
-    """step,<metric>,<metric>...: one row per step; an empty cell is a metric not collected."""
-    table: dict[str, dict[str, float]] = {}
+def _read_metric_rows(path: Path, keys: tuple[str, ...]
+                      ) -> list[tuple[tuple[str, ...], dict[str, float]]]:
+    """Rows `KEY...,<metric>,<metric>...`: the key fields, then the metrics (an empty cell is a
+    metric not collected)."""
+    rows = []
+    expected = ",".join(keys)
     try:
         with path.open(newline="", encoding="utf-8-sig") as file:
             reader = csv.reader(file)
             try:
                 header = next(reader, None)
-                if not header or header[0] != "step" or len(set(header)) != len(header):
-                    raise InputError(path, 1, "bad header: expected step,<metric>,<metric>... "
-                                              "with distinct names")
+                if (not header or tuple(header[:len(keys)]) != keys
+                        or len(set(header)) != len(header)):
+                    raise InputError(path, 1, f"bad header: expected {expected},<metric>,"
+                                              "<metric>... with distinct names")
                 for record in reader:
                     if not record:
                         continue
@@ -813,24 +838,38 @@ def read_ncu_csv(path: Path) -> dict[str, dict[str, float]]:
                         raise InputError(path, line,
                                          f"expected {len(header)} fields, got {len(record)}")
                     values = {}
-                    for name, text in zip(header[1:], record[1:]):
+                    for name, text in zip(header[len(keys):], record[len(keys):]):
                         if not text.strip():
                             continue
                         try:
                             values[name] = _finite_float(text.replace(",", ""))
                         except ValueError as exc:
                             raise InputError(path, line, f"column '{name}': {exc}") from None
-                    table[_nonempty_field(path, line, record[0])] = values
+                    rows.append((tuple(_nonempty_field(path, line, record[i], key)
+                                       for i, key in enumerate(keys)), values))
             except csv.Error as exc:
                 raise InputError(path, reader.line_num, f"malformed CSV: {exc}") from None
     except UnicodeDecodeError:
         raise InputError(path, None, "not a UTF-8 text file") from None
+    return rows
+
+
+def read_ncu_csv(path: Path) -> dict[str, dict[str, float]]:
+    """step,<metric>,<metric>...: one row per step; an empty cell is a metric not collected."""
+    return {key[0]: values for key, values in _read_metric_rows(path, ("step",))}
+
+
+def read_compare_csv(path: Path) -> dict[str, list[tuple[str, dict[str, float]]]]:
+    """step,variant,<metric>...: the columns of each step page's comparison table, in order."""
+    table: dict[str, list[tuple[str, dict[str, float]]]] = {}
+    for (step, variant), values in _read_metric_rows(path, ("step", "variant")):
+        table.setdefault(step, []).append((variant, values))
     return table
 
 
-def _nonempty_field(path: Path, line: int, text: str) -> str:
+def _nonempty_field(path: Path, line: int, text: str, column: str = "step") -> str:
     if not text.strip():
-        raise InputError(path, line, "column 'step': must not be empty")
+        raise InputError(path, line, f"column '{column}': must not be empty")
     return text.strip()
 
 
@@ -866,13 +905,15 @@ def load_profiles(results_dir: Path, gpus: list[GpuResults]) -> list[GpuProfiles
     profiles = []
     for gpu_dir in sorted(p for p in results_dir.iterdir() if p.is_dir()):
         ncu_path, sass_path = gpu_dir / "profiles" / NCU_FILE, gpu_dir / "profiles" / SASS_FILE
-        if not ncu_path.is_file() and not sass_path.is_file():
+        compare_path = gpu_dir / "profiles" / COMPARE_FILE
+        if not any(path.is_file() for path in (ncu_path, sass_path, compare_path)):
             continue
         profiles.append(GpuProfiles(
             gpu_dir.name,
             read_ncu_csv(ncu_path) if ncu_path.is_file() else {},
             read_sass_stats(sass_path) if sass_path.is_file() else {},
-            names.get(gpu_dir.name) or gpu_dir.name))
+            names.get(gpu_dir.name) or gpu_dir.name,
+            read_compare_csv(compare_path) if compare_path.is_file() else {}))
     return profiles
 
 
@@ -893,6 +934,22 @@ def step_profile_section(step: str, profiles: list[GpuProfiles]) -> str:
                                              "r" * len(sass))]
         blocks.append("\n\n".join(parts))
     return "\n\n".join(blocks) or NO_PROFILE
+
+
+def step_compare_section(step: str, profiles: list[GpuProfiles]) -> str:
+    """The comparison block of steps/<step>/README.md: profiled variants side by side."""
+    blocks = []
+    for gpu in profiles:
+        columns = gpu.compare.get(step)
+        if not columns:
+            continue
+        body = [[label] + [fmt(values[metric]) if metric in values else NO_VALUE
+                           for _, values in columns]
+                for label, metric, fmt in COMPARE_METRICS
+                if any(metric in values for _, values in columns)]
+        blocks.append("\n\n".join([f"### {gpu.name}", COMPARE_CAPTION,
+                                     md_table(["metric", *(name for name, _ in columns)], body)]))
+    return "\n\n".join(blocks) or NO_COMPARISON
 
 
 def profile_summary_section(profiles: list[GpuProfiles], steps: list[str]) -> str:
@@ -939,7 +996,7 @@ def replace_section(text: str, name: str, content: str, path: Path) -> str | Non
 
 
 # Sections that a file may lack without a warning (the markers are added as docs are written).
-OPTIONAL_SECTIONS = ("profile", "profile-summary")
+OPTIONAL_SECTIONS = ("profile", "profile-summary", "compare")
 
 
 def update_sections(path: Path, sections: dict[str, str], template: str | None = None
@@ -1007,7 +1064,8 @@ def generate(repo: Path, results_dir: Path) -> dict[Path, bytes]:
             repo / "steps" / step / "README.md",
             {"results": step_results_section(step, gpus),
              "tuning": step_tuning_section(step, gpus),
-             "profile": step_profile_section(step, profiles)}))
+             "profile": step_profile_section(step, profiles),
+             "compare": step_compare_section(step, profiles)}))
     add(repo / "docs" / "step-diffs.md", update_sections(
         repo / "docs" / "step-diffs.md", {"diff-sizes": diff_sizes_section(repo, directories)},
         template=STEP_DIFFS_TEMPLATE))

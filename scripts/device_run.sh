@@ -6,6 +6,7 @@
 #   scripts/device_run.sh OUT_DIR PHASE...
 #   phases: build  test  sanitize  sass  bench[=SIZES]  sweep=FILE (one sweep.py argument line per line)
 #           faults (planted bugs must be caught)  ncu=STEP[,STEP...]  (profiler metrics at 4096)
+#           compare=FILE (profiled variants for the pages' comparison tables; see below)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${1:?usage: scripts/device_run.sh OUT_DIR PHASE...}
@@ -14,6 +15,9 @@ logs="$out/logs"
 mkdir -p "$logs"
 build=build-device
 status=0
+NCU_METRICS=sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active,smsp__inst_executed_pipe_lsu.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,lts__t_sector_hit_rate.pct,dram__bytes_read.sum,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__average_warp_latency_issue_stalled_barrier.ratio,smsp__average_warp_latency_issue_stalled_long_scoreboard.ratio,smsp__average_warp_latency_issue_stalled_mio_throttle.ratio,smsp__average_warp_latency_issue_stalled_short_scoreboard.ratio,smsp__inst_executed.sum,smsp__sass_thread_inst_executed_op_ffma_pred_on.sum,launch__registers_per_thread,launch__occupancy_limit_registers,sm__throughput.avg.pct_of_peak_sustained_elapsed
+# The comparison tables add the store wavefronts and the other stall reasons that moved.
+NCU_COMPARE_METRICS=l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,smsp__average_warp_latency_issue_stalled_dispatch_stall.ratio,smsp__average_warp_latency_issue_stalled_wait.ratio,smsp__average_warp_latency_issue_stalled_math_pipe_throttle.ratio,smsp__average_warp_latency_issue_stalled_not_selected.ratio
 note() { echo "== $* ($(date -u +%T))" | tee -a "$out/summary.txt"; }
 
 for phase in "$@"; do
@@ -78,12 +82,36 @@ for phase in "$@"; do
       ;;
     ncu=*)
       note "$phase"
-      metrics=sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active,smsp__inst_executed_pipe_lsu.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,lts__t_sector_hit_rate.pct,dram__bytes_read.sum,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__average_warp_latency_issue_stalled_barrier.ratio,smsp__average_warp_latency_issue_stalled_long_scoreboard.ratio,smsp__average_warp_latency_issue_stalled_mio_throttle.ratio,smsp__average_warp_latency_issue_stalled_short_scoreboard.ratio,smsp__inst_executed.sum,smsp__sass_thread_inst_executed_op_ffma_pred_on.sum,launch__registers_per_thread,launch__occupancy_limit_registers,sm__throughput.avg.pct_of_peak_sustained_elapsed
+      runs=()
       for step in $(echo "${phase#ncu=}" | tr ',' ' '); do
-        ncu --clock-control none --kernel-name sgemm_kernel --launch-count 1 --metrics "$metrics" --csv \
+        ncu --clock-control none --kernel-name sgemm_kernel --launch-count 1 --metrics "$NCU_METRICS" --csv \
             "$build/bin/$step" --size 4096 --time-only --reps 1 --warmup 0 --no-cublas-timing \
             > "$logs/ncu.$step.csv" 2>&1 || status=1
+        runs+=("$step=$logs/ncu.$step.csv")
       done
+      python3 scripts/ncu_collect.py --out "$logs/ncu_4096.csv" "${runs[@]}" || status=1
+      ;;
+    compare=*)
+      # One line per column of a page's comparison table: PAGE|LABEL|STEP|NAME=V NAME=V...
+      # (no NAME=V: the step as shipped). Variants are built with scripts/sweep.py.
+      file=${phase#compare=}
+      note "compare $file"
+      runs=()
+      n=0
+      while IFS='|' read -r page label step sets; do
+        [ -z "$page" ] && continue
+        n=$((n + 1))
+        exe="$build/bin/$step"
+        if [ -n "$sets" ]; then
+          args=(); for s in $sets; do args+=(--set "$s"); done
+          exe=$(python3 scripts/sweep.py --build "$build" --step "$step" "${args[@]}" --build-only | sed -n 's/^EXE //p')
+          [ -n "$exe" ] || { echo "compare: $step $sets did not build" >> "$out/summary.txt"; status=1; continue; }
+        fi
+        ncu --clock-control none --kernel-name sgemm_kernel --launch-count 1 --metrics "$NCU_METRICS,$NCU_COMPARE_METRICS" \
+            --csv "$exe" --size 4096 --time-only --reps 1 --warmup 0 --no-cublas-timing > "$logs/compare.$n.csv" 2>&1 || status=1
+        runs+=("$page|$label=$logs/compare.$n.csv")
+      done < "$file"
+      python3 scripts/ncu_collect.py --out "$logs/compare_4096.csv" --keys step,variant "${runs[@]}" || status=1
       ;;
     *) echo "device_run.sh: unknown phase $phase" >&2; status=2 ;;
   esac

@@ -59,7 +59,9 @@ def main() -> int:
     ap.add_argument("--set", action="append", default=[], metavar="NAME=V1,V2",
                     help="values to sweep for one tunable (repeat for more)")
     ap.add_argument("--sizes", default="2048,4096")
-    ap.add_argument("--csv", required=True, type=Path)
+    ap.add_argument("--csv", type=Path, help="results file the timed rows are appended to")
+    ap.add_argument("--build-only", action="store_true",
+                    help="compile the variants and print 'EXE <path>' for each; time nothing")
     ap.add_argument("--reps", default="20", help="timed repetitions per size (the harness's --reps)")
     ap.add_argument("--arch", default="90")
     ap.add_argument("--jobs", type=int, default=os.cpu_count())
@@ -68,6 +70,8 @@ def main() -> int:
     ap.add_argument("--check-sizes", default="1x1x1,127x129x33,255x257x17",
                     help="shapes every variant must pass before it is timed")
     args = ap.parse_args()
+    if not args.csv and not args.build_only:
+        ap.error("--csv is required unless --build-only")
 
     axes = []
     for item in args.set:
@@ -93,6 +97,9 @@ def main() -> int:
     for label, exe, status in built:  # timed one at a time: the GPU is measured alone
         print(f"{label:50s} {status}", flush=True)
         if not status.startswith("ok"):
+            continue
+        if args.build_only:
+            print(f"EXE {exe}", flush=True)
             continue
         spilled = re.search(r"(\d+) bytes spilled", status)
         if args.max_spill is not None and (not spilled or int(spilled.group(1)) > args.max_spill):

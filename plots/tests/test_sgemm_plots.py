@@ -339,6 +339,18 @@ class ProfileTest(unittest.TestCase):
         self.assertEqual(self.profile("00_cublas").strip(),
                          "_No profile recorded for this step._")
 
+    def test_comparison_table(self):
+        text = section((self.repo / "steps/02_coalesce/README.md").read_text(), "compare")
+        self.assertIn("### NVIDIA H100 80GB HBM3", text)
+        for line in ("| metric | 01_initial at 02's tile | 02_coalesce |",
+                     "| FMA pipe active | 56.5% | 66.1% |",
+                     "| warp instructions executed | 2,661,941,248 | 2,578,407,424 |",
+                     "| short_scoreboard stall ratio | 104,700.8 | — |"):
+            self.assertIn(line, text)
+        self.assertNotIn("barrier stall ratio", text)  # no column has it
+        # A page without compare markers is left alone ("not generated" is never warned).
+        self.assertNotIn("Comparison", (self.repo / "steps/03_smem_tiling/README.md").read_text())
+
     def test_summary_table(self):
         text = section((self.repo / "docs/overview.md").read_text(), "profile-summary")
         lines = [line for line in text.splitlines() if line.startswith("| 0")]
@@ -370,6 +382,11 @@ class ProfileInputTest(TempDirTestCase):
         self.check_error("ncu_non_numeric.csv", "ncu_4096.csv",
                          "2: column 'launch__registers_per_thread': expected a number, "
                          "got 'lots'")
+
+    def test_compare_without_variant_column(self):
+        self.check_error("compare_no_variant.csv", "compare_4096.csv",
+                         "1: bad header: expected step,variant,<metric>,<metric>... with "
+                         "distinct names")
 
     def test_odd_sass_line(self):
         self.check_error("sass_odd.txt", "sass_stats.txt",
