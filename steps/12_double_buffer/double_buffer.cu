@@ -13,7 +13,7 @@
 
 constexpr int THREADS_X = 16;     // threads per block along N (columns of C)
 constexpr int THREADS_Y = 16;     // threads per block along M (rows of C)
-constexpr int TUNE_SPLIT = 16;     // K-width of a shared tile
+constexpr int TUNE_SPLIT = 32;    // K-width of a shared tile
 constexpr bool SWAP_XY = true;    // true: blockIdx.x runs along M, blockIdx.y along N
 constexpr int THREAD_TILE_X = 8;  // outputs per thread along N
 constexpr int THREAD_TILE_Y = 8;  // outputs per thread along M
