@@ -93,7 +93,8 @@ for phase in "$@"; do
       ;;
     compare=*)
       # One line per column of a page's comparison table: PAGE|LABEL|STEP|NAME=V NAME=V...
-      # (no NAME=V: the step as shipped). Variants are built with scripts/sweep.py.
+      # (no NAME=V: the step as shipped). Variants are built with scripts/sweep.py. Commands in
+      # the loop read /dev/null, so none of them can eat the list's remaining lines.
       file=${phase#compare=}
       note "compare $file"
       runs=()
@@ -104,11 +105,14 @@ for phase in "$@"; do
         exe="$build/bin/$step"
         if [ -n "$sets" ]; then
           args=(); for s in $sets; do args+=(--set "$s"); done
-          exe=$(python3 scripts/sweep.py --build "$build" --step "$step" "${args[@]}" --build-only | sed -n 's/^EXE //p')
+          exe=$(python3 scripts/sweep.py --build "$build" --step "$step" "${args[@]}" --build-only < /dev/null | sed -n 's/^EXE //p')
           [ -n "$exe" ] || { echo "compare: $step $sets did not build" >> "$out/summary.txt"; status=1; continue; }
         fi
+        # A column is profiled only if it computes the right answer.
+        "$exe" --check --sizes 1x1x1,127x129x33,255x257x17 --beta 0.5 < /dev/null > "$logs/compare.$n.check.log" 2>&1 \
+          || { echo "compare: $step $sets FAILED its check" >> "$out/summary.txt"; status=1; continue; }
         ncu --clock-control none --kernel-name sgemm_kernel --launch-count 1 --metrics "$NCU_METRICS,$NCU_COMPARE_METRICS" \
-            --csv "$exe" --size 4096 --time-only --reps 1 --warmup 0 --no-cublas-timing > "$logs/compare.$n.csv" 2>&1 || status=1
+            --csv "$exe" --size 4096 --time-only --reps 1 --warmup 0 --no-cublas-timing < /dev/null > "$logs/compare.$n.csv" 2>&1 || status=1
         runs+=("$page|$label=$logs/compare.$n.csv")
       done < "$file"
       python3 scripts/ncu_collect.py --out "$logs/compare_4096.csv" --keys step,variant "${runs[@]}" || status=1
