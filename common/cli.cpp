@@ -21,7 +21,7 @@ std::uint64_t parse_u64(const std::string& text, const std::string& what) {
   return v;
 }
 
-int parse_int(const std::string& text, const std::string& what, int min) {
+int parse_int(const std::string& text, const std::string& what, int min, int max = std::numeric_limits<int>::max()) {
   long long v = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (text.empty() || ec == std::errc::invalid_argument || end != text.data() + text.size())
@@ -29,6 +29,7 @@ int parse_int(const std::string& text, const std::string& what, int min) {
   if (ec == std::errc::result_out_of_range || v > std::numeric_limits<int>::max())
     throw UsageError(what + " is too large: '" + text + "'");
   if (v < min) throw UsageError(what + " must be at least " + std::to_string(min) + ", got " + text);
+  if (v > max) throw UsageError(what + " must be at most " + std::to_string(max) + ", got " + text);
   return static_cast<int>(v);
 }
 
@@ -106,6 +107,7 @@ std::string usage(const std::string& program) {
     << "  --alpha A --beta B          scalars (default 1 and 0); beta 0 means C is write-only\n"
     << "  --seed S                    seed of the random inputs in [-1, 1] (default 2024)\n"
     << "  --load-a F --load-b F --load-c F   2-D float32 .npy inputs; sizes follow the files\n"
+    << "  --ld-pad PA,PB,PC           pad rows of A, B, C by PA, PB, PC floats (lda = K + PA, ...)\n"
     << "modes:\n"
     << "  --check                     verify only, no timing\n"
     << "  --time-only                 time only, no verification\n"
@@ -177,6 +179,14 @@ Options parse_args(int argc, const char* const* argv) {
       o.load_c = value();
     } else if (arg == "--save-c") {
       o.save_c = value();
+    } else if (arg == "--ld-pad") {
+      const std::string text = value();
+      const auto first = text.find(','), second = text.find(',', first == std::string::npos ? first : first + 1);
+      if (first == std::string::npos || second == std::string::npos || text.find(',', second + 1) != std::string::npos)
+        throw UsageError("--ld-pad takes three comma-separated counts PA,PB,PC, got '" + text + "'");
+      o.pad_a = parse_int(text.substr(0, first), "ld-pad A", 0, kMaxPad);
+      o.pad_b = parse_int(text.substr(first + 1, second - first - 1), "ld-pad B", 0, kMaxPad);
+      o.pad_c = parse_int(text.substr(second + 1), "ld-pad C", 0, kMaxPad);
     } else {
       throw UsageError("unknown option '" + arg + "'");
     }

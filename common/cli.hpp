@@ -41,6 +41,10 @@ struct Options {
   std::string variant;         // label of non-default tunables, for tuning sweeps
   std::string load_a, load_b, load_c, save_c;  // .npy files
   int device = 0;
+  // Extra floats at the end of each row of A, B and C (--ld-pad): lda = K + pad_a,
+  // ldb = N + pad_b, ldc = N + kGuardCols + pad_c. Padding is filled with NaN, so a step
+  // that strides by K where it means lda, or reads past a row's end, fails its check.
+  int pad_a = 0, pad_b = 0, pad_c = 0;
   bool help = false;
 };
 
@@ -52,6 +56,8 @@ inline constexpr int kGuardCells = 64;
 
 // Largest M, N or K: a step may put one block per 16 rows or columns on grid.y (max 65535).
 inline constexpr int kMaxDim = 1000000;
+// Largest --ld-pad value.
+inline constexpr int kMaxPad = 1024;
 
 Options parse_args(int argc, const char* const* argv);
 std::string usage(const std::string& program);
