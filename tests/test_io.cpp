@@ -80,7 +80,7 @@ TEST_CASE("csv: the header is judged before the run, and appended rows are whole
   CHECK_NOTHROW(CsvOutput("/dev/null").append(row()));
 }
 
-TEST_CASE("--save-c replaces a regular file only when the result is written") {
+TEST_CASE("npy output (--save-c) replaces a regular file only when the result is written") {
   const std::string path = tmp("c.npy");
   std::ofstream(path) << "previous contents, longer than the new file will be ........................................"
                          "..............................................................................";
