@@ -18,6 +18,7 @@ class Usage:
     pattern: str                      # regular expression the one-line message must match
     env: dict = field(default_factory=dict)
     after: Optional[Callable] = None  # after(result) -> error text or None: state left behind
+    feed: Optional[tuple] = None      # (fifo path, bytes): written to a FIFO the binary reads
 
 
 @dataclass
@@ -204,7 +205,20 @@ def build(work):
     broken_link = os.path.join(work, "broken_link.npy")
     if not os.path.lexists(broken_link):
         os.symlink(missing, broken_link)
+    # A file claiming 8 GB whose shape fits B: only the size check stands between it and an
+    # 8 GB allocation (which the address-space limit would turn into a crash or exit 4).
+    claim = put("claims_8gb.npy", npy(hdr("(1000000, 2000)"), zeros(16)))
+    b_2000 = put("b_2000x1.npy", npy(hdr("(2000, 1)"), zeros(2000)))
     cases += [
+        Usage("npy.claims_8gb_matching_b", ["--check", "--load-a", claim, "--load-b", b_2000],
+              r"--load-a \S*claims_8gb\.npy: holds 64 bytes of data, but shape \(1000000, 2000\) of float32 needs 8000000000 \(the file is cut short\)"),
+        # The same claim through a pipe, whose size is unknown: memory follows the data.
+        Usage("npy.pipe_claims_8gb", ["--check", "--load-a", os.path.join(work, "claim.fifo"), "--load-b", b_2000],
+              r"--load-a \S*claim\.fifo: ends after 64 bytes of data, but shape \(1000000, 2000\) of float32 needs 8000000000",
+              feed=(os.path.join(work, "claim.fifo"), npy(hdr("(1000000, 2000)"), zeros(16)))),
+        Usage("npy.pipe_too_long", ["--check", "--load-a", os.path.join(work, "long.fifo"), "--load-b", b],
+              r"--load-a \S*long\.fifo: has more data than its shape \(2, 3\) of float32 needs",
+              feed=(os.path.join(work, "long.fifo"), npy(hdr("(2, 3)"), zeros(7)))),
         Usage("npy.b_inf", ["--check", "--load-a", a, "--load-b", b_inf], r"--load-b \S*b_inf\.npy: element \[2, 0\] .* is \+Inf"),
         Usage("npy.c_nan", ["--check", "--load-a", a, "--load-b", b, "--load-c", c_nan, "--beta", "1"],
               r"--load-c \S*c_nan\.npy: element \[1, 1\] .* is NaN"),

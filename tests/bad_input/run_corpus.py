@@ -212,15 +212,15 @@ def main():
     base_case = corpus.Usage("npy.empty_fifo", [], r"--load-a \S*baseline\.fifo: is empty")
     results = [(base_case, first, judge_usage(base_case, first, binary, rss_limit_kb))]
     for case in cases:
+        fed = feeder(*case.feed) if case.feed else None
         if isinstance(case, corpus.Usage):
             r = run(binary, case.args, env=case.env, as_limit=as_limit)
             problems = judge_usage(case, r, binary, rss_limit_kb)
         else:
-            fed = feeder(*case.feed) if case.feed else None
             r = run(binary, case.args)
-            if fed:
-                fed.join(timeout=5)
             problems = judge_accepted(case, r, rss_limit_kb)
+        if fed:
+            fed.join(timeout=5)
         results.append((case, r, problems))
     worst_cpu = max(r.cpu for c, r, p in results if isinstance(c, corpus.Usage))
     worst_rss = max(r.rss_kb for c, r, p in results if isinstance(c, corpus.Usage))
