@@ -65,6 +65,8 @@ def build(work):
 
     def put(name, data):
         path = os.path.join(work, name)
+        if os.path.lexists(path):  # a previous run may have made it read-only
+            os.remove(path)
         with open(path, "wb") as f:
             f.write(data)
         return path
