@@ -165,6 +165,8 @@ std::string usage(const std::string& program) {
     << "  --check                     verify only, no timing\n"
     << "  --time-only                 time only, no verification\n"
     << "  --no-cublas-timing          do not time cuBLAS (the ratio column is then empty)\n"
+    << "  --record-failures           time and write a shape that fails its check (verified = 0;\n"
+    << "                              exit code still 1), e.g. for a TF32 context point\n"
     << "  --reps N                    timed repetitions, at most 10000 (default: about 1 s per shape)\n"
     << "  --warmup N                  untimed runs first, at most 1000 (default 2)\n"
     << "outputs:\n"
@@ -181,7 +183,8 @@ std::string usage(const std::string& program) {
 }
 
 Options parse_args(int argc, const char* const* argv) {
-  static const std::set<std::string> kFlags = {"--check", "--time-only", "--no-cublas-timing"};
+  static const std::set<std::string> kFlags = {"--check", "--time-only", "--no-cublas-timing",
+                                                "--record-failures"};
   static const std::set<std::string> kWithValue = {
       "--size", "--sizes", "-m", "-n", "-k", "--alpha", "--beta", "--seed", "--reps", "--warmup", "--device",
       "--csv", "--variant", "--load-a", "--load-b", "--load-c", "--save-c", "--ld-pad"};
@@ -272,12 +275,16 @@ Options parse_args(int argc, const char* const* argv) {
   if (has("--check") && has("--time-only")) throw UsageError("--check and --time-only exclude each other; give one");
   if (has("--check")) {
     o.mode = Mode::CheckOnly;
-    for (const char* timing : {"--csv", "--reps", "--warmup", "--no-cublas-timing"})
+    for (const char* timing : {"--reps", "--warmup", "--no-cublas-timing"})
       if (has(timing))
         throw UsageError(std::string(timing) + " belongs to timing, and --check does not time; drop one of them");
+    if (has("--csv") && !has("--record-failures"))  // --check writes rows only with --record-failures
+      throw UsageError("--csv writes timed rows, and --check does not time: drop one of them (or add "
+                       "--record-failures to write the checked rows)");
   }
   if (has("--time-only")) o.mode = Mode::TimeOnly;
   o.compare_cublas = !has("--no-cublas-timing");
+  o.record_failures = has("--record-failures");
   if (has("--variant") && !has("--csv")) throw UsageError("--variant labels CSV rows; it needs --csv");
 
   const bool have_sizes = has("--sizes");

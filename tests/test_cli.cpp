@@ -146,7 +146,8 @@ TEST_CASE("every option is given once") {
 TEST_CASE("modes that contradict or ignore an option are errors") {
   CHECK(contains(error_of({"--check", "--time-only"}), "--check and --time-only exclude each other"));
   CHECK(contains(error_of({"--time-only", "--check"}), "--check and --time-only exclude each other"));
-  CHECK(contains(error_of({"--check", "--csv", "f.csv"}), "--csv belongs to timing, and --check does not time"));
+  CHECK(contains(error_of({"--check", "--csv", "f.csv"}), "--csv writes timed rows, and --check does not time"));
+  CHECK(parse({"--check", "--csv", "f.csv", "--record-failures"}).record_failures);  // checked rows, failed ones too
   CHECK(contains(error_of({"--check", "--reps", "3"}), "--reps belongs to timing"));
   CHECK(contains(error_of({"--warmup", "1", "--check"}), "--warmup belongs to timing"));
   CHECK(contains(error_of({"--check", "--no-cublas-timing"}), "--no-cublas-timing belongs to timing"));

@@ -280,12 +280,12 @@ def build(work):
                         ("--save-c", "a.npy", "b.npy"), ("--variant", "x", "y"), ("--ld-pad", "0,0,0", "1,1,1"),
                         ("--load-a", a, a)]:
         u("twice" + opt.replace("-", "_"), [opt, v1, opt, v2], r"option %s given twice; give it once" % opt)
-    for flag in ["--check", "--time-only", "--no-cublas-timing"]:
+    for flag in ["--check", "--time-only", "--no-cublas-timing", "--record-failures"]:
         u("twice" + flag.replace("-", "_"), [flag, flag], r"option %s given twice" % flag)
     u("size_and_sizes", ["--size", "4", "--sizes", "5"], r"give the sizes once")
     u("check_time_only", ["--check", "--time-only"], r"--check and --time-only exclude each other")
     u("check_csv", ["--check", "--csv", os.path.join(work, "never.csv")],
-      r"--csv belongs to timing, and --check does not time; drop one of them",
+      r"--csv writes timed rows, and --check does not time: drop one of them \(or add --record-failures",
       after=lambda r: "the CSV file was created" if os.path.exists(os.path.join(work, "never.csv")) else None)
     u("check_reps", ["--check", "--reps", "3"], r"--reps belongs to timing")
     u("check_warmup", ["--warmup", "0", "--check"], r"--warmup belongs to timing")
