@@ -122,7 +122,8 @@ class HeaderParser {
     if (at_end()) return "the end of the header";
     std::size_t end = pos_ + 1;
     while (end < t_.size() && end - pos_ < 16 && std::strchr(" \t\r\n,:{}()[]", t_[end]) == nullptr) ++end;
-    return "'" + printable(std::string_view(t_).substr(pos_, end - pos_), 16) + "'";
+    std::string quoted = "'";
+    return quoted.append(printable(std::string_view(t_).substr(pos_, end - pos_), 16)).append("'");
   }
   [[noreturn]] void unclosed() const { fail(path_, "header ends before the dict's closing '}'"); }
   void once(bool& seen, const std::string& key) const {
@@ -261,7 +262,8 @@ Matrix NpyFile::read() {
   out.rows = rows_;
   out.cols = cols_;
   const std::size_t count = std::size_t(rows_) * std::size_t(cols_);
-  const std::string shape = "(" + std::to_string(rows_) + ", " + std::to_string(cols_) + ")";
+  std::string shape = "(";
+  shape.append(std::to_string(rows_)).append(", ").append(std::to_string(cols_)).append(")");
   if (regular_) {  // the size was checked against the shape when the header was read
     out.data.resize(count);
     if (read_fully(fd_, reinterpret_cast<char*>(out.data.data()), count * sizeof(float), path_) != count * sizeof(float))
