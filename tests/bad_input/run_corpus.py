@@ -6,10 +6,11 @@
 Every refused input (a Usage case) must: exit with code 2, not by a signal; print exactly one
 line on stderr, "<binary>: error: ...", that matches the case's pattern (it names the option
 or file and the problem); print nothing on stdout; use under MAX_CPU_S of CPU and finish
-within MAX_WALL_S; and stay within EXTRA_RSS_MB of the binary's baseline memory, under an
-address-space limit of the baseline plus AS_HEADROOM_MB (an attempt to allocate gigabytes
-fails there). The baseline is the binary blocked while reading its first input, from a FIFO:
-the libraries it links (cuBLAS among them) take far more than the inputs should.
+within MAX_WALL_S (on a second try if the first was only slow); and stay within EXTRA_RSS_MB
+of the binary's baseline memory, under an address-space limit of the baseline plus
+AS_HEADROOM_MB (an attempt to allocate gigabytes fails there). The baseline is the binary
+blocked while reading its first input, from a FIFO, and that run's peak: the libraries it
+links (cuBLAS among them) take far more than the inputs should.
 
 Valid inputs (Accepted cases) must not be refused: exit 0 on a machine with a GPU, or 3 with
 the one-line "no CUDA GPU" message on one without; and they must leave the expected files.
@@ -27,7 +28,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import corpus  # noqa: E402
 
 MAX_CPU_S = 1.0        # CPU seconds to refuse a bad input
-MAX_WALL_S = 5.0       # wall-clock seconds to refuse one (a loaded machine may stretch CPU time)
+MAX_WALL_S = 1.0       # wall-clock seconds to refuse one (a case over it alone is run again once:
+                       # a busy machine may stall a process that needs only 0.1 s of CPU)
 HANG_S = 120.0         # any run longer than this is killed and counted as a hang
 EXTRA_RSS_MB = 16      # peak resident memory over the baseline
 AS_HEADROOM_MB = 256   # address space over the baseline
@@ -216,6 +218,9 @@ def main():
         if isinstance(case, corpus.Usage):
             r = run(binary, case.args, env=case.env, as_limit=as_limit)
             problems = judge_usage(case, r, binary, rss_limit_kb)
+            if problems and all(p.startswith("took") and "CPU" not in p for p in problems) and not case.feed:
+                r = run(binary, case.args, env=case.env, as_limit=as_limit)
+                problems = judge_usage(case, r, binary, rss_limit_kb)
         else:
             r = run(binary, case.args)
             problems = judge_accepted(case, r, rss_limit_kb)
@@ -224,6 +229,7 @@ def main():
         results.append((case, r, problems))
     worst_cpu = max(r.cpu for c, r, p in results if isinstance(c, corpus.Usage))
     worst_rss = max(r.rss_kb for c, r, p in results if isinstance(c, corpus.Usage))
+    worst_wall = max(r.wall for c, r, p in results if isinstance(c, corpus.Usage))
     for case, r, problems in results:
         status = "FAIL" if problems else "ok  "
         line = r.stderr.splitlines()[0] if r.stderr.splitlines() else ""
@@ -234,10 +240,10 @@ def main():
             failures.append(case.name)
     usage = sum(isinstance(c, corpus.Usage) for c, _, _ in results)
     gpu = any(r.code == 0 for c, r, _ in results if isinstance(c, corpus.Accepted) and c.name != "ok.help")
-    print("run_corpus: %d refused inputs, %d valid ones (%s); worst refusal: %.2f s CPU, %.1f MB peak "
-          "(%.1f MB over the baseline); %d failed" % (usage, len(results) - usage, "GPU present" if gpu else "no GPU",
-                                                      worst_cpu, worst_rss / 1024, (worst_rss - rss_kb) / 1024,
-                                                      len(set(failures))))
+    print("run_corpus: %d refused inputs, %d valid ones (%s); worst refusal: %.2f s CPU, %.2f s wall, %.1f MB "
+          "peak (%.1f MB over the baseline); %d failed" % (usage, len(results) - usage, "GPU present" if gpu else "no GPU",
+                                                           worst_cpu, worst_wall, worst_rss / 1024,
+                                                           (worst_rss - rss_kb) / 1024, len(set(failures))))
     return 1 if failures else 0
 
 
