@@ -1,10 +1,10 @@
-// Step 17 - 3xTF32 with TMA + wgmma                                previous: 16 (3xTF32, mma.sync)
-// Change: the 3xTF32 split of step 16 on Hopper's machinery. One producer warp copies the
+// Step 17 - 3xTF32 with TMA + wgmma                                  previous: 16_tf32x3_mma
+// Change: the 3xTF32 split of step 16 on Hopper's machinery. One producer thread copies the
 //         tiles of A and B into a ring of STAGES shared stages with TMA
-//         (cp.async.bulk.tensor, mbarrier "full"/"empty" per stage); two consumer
-//         warpgroups multiply them with wgmma.mma_async (m64n128k8, TF32 in, FP32 out) and
-//         give each stage back when their wgmmas are done. The producer hands its
-//         registers to the consumers (setmaxnreg).
+//         (cp.async.bulk.tensor, mbarriers "full"/"split"/"empty" per stage); three more
+//         producer warps split A's tiles; two consumer warpgroups multiply them with
+//         wgmma.mma_async (m64n128k8, TF32 in, FP32 out) and give each stage back when their
+//         wgmmas are done. The producer hands its registers to the consumers (setmaxnreg).
 // Why:    mma.sync feeds the tensor cores one warp-sized product at a time from registers
 //         that threads load first; wgmma lets a warpgroup stream a whole 64 x 128 x 8
 //         product per instruction with one operand read straight from shared memory, and
@@ -13,9 +13,9 @@
 //         the kernel computes C^T = B^T A^T: wgmma's "A" (64 x 8, from registers, any
 //         layout) is B^T, loaded from the B tile and split into big and small parts in
 //         registers; wgmma's "B" (8 x 128, from shared memory) is the A tile, which is
-//         K-major as TMA delivers it. Its big part is the FP32 tile itself (the tensor core
-//         reads the top 19 bits of each word: truncation); its small part is written by the
-//         consumers into a second shared tile (the cost this layout pays, see README.md).
+//         K-major as TMA delivers it. The splitter warps rewrite that tile in place as its
+//         big part (rounded to TF32) and write its small part into a second shared tile: the
+//         cost this layout pays (see README.md).
 // Accuracy: each k tile's three products go into wgmma's accumulator starting from zero,
 //         and are then added into FP32 registers with FADD (round to nearest), so the tensor
 //         core's truncating accumulation only ever sums 3 x TUNE_SPLIT products.
@@ -259,7 +259,7 @@ __global__ void __launch_bounds__(THREADS, 1)
     const unsigned parity = (k_tile / STAGES) % 2;
     barrier_wait(&full[s], parity);  // B has landed (A too, but the splitters are at it)
 
-    // B^T's fragments, split in registers: big (truncated) and small, per k step.
+    // B^T's fragments, split in registers into big and small parts, per k step.
     unsigned b_big[K_STEPS][4], b_small[K_STEPS][4];
     const unsigned char* b_tile = stage_b(s);
 #pragma unroll
