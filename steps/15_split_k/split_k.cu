@@ -26,6 +26,8 @@ constexpr int A_PAD = 4;  // floats of padding per row of the transposed A tile
 constexpr int A_COPY_RUN = 16;  // consecutive k of one row of A that neighbouring lanes copy
 
 constexpr int STAGES = 3;  // shared buffers in the ring: one being read, STAGES - 1 being filled
+constexpr int K_UNROLL = 8;  // k steps per pass of the unrolled k loop: keeps the loop in the instruction cache
+constexpr bool VECTOR_C = true;  // C stored as 16-byte vectors where it is aligned (false: one float at a time)
 
 constexpr int MAX_SPLITS = 64;        // most pieces K is split into
 constexpr int MIN_SPLIT_K_TILES = 4;  // fewest k tiles in a piece: its pipeline has to fill and drain
@@ -42,6 +44,9 @@ constexpr int WARPS_X = THREADS_X / WARP_SHAPE_X;  // warps side by side along N
 // bookkeeping take about 30 more. A thread may have at most 255, and MIN_BLOCKS blocks of
 // THREADS threads must share the SM's 65536.
 constexpr int DATA_REGISTERS = THREAD_TILE_Y * THREAD_TILE_X + 2 * (THREAD_TILE_Y + THREAD_TILE_X);
+static_assert(TUNE_SPLIT % K_UNROLL == 0 && K_UNROLL % 2 == 0,
+              "the unrolled k loop covers the tile in whole passes, each of an even number of k, so that "
+              "every copy of the body knows which of the two fragment buffers it reads");
 static_assert(DATA_REGISTERS + 30 <= 255 && DATA_REGISTERS + 30 <= 65536 / (THREADS * MIN_BLOCKS),
               "the accumulators and fragments must fit the register budget, or the compiler spills them");
 static_assert(THREADS % 32 == 0 && THREADS <= 1024, "a block is whole warps, at most 1024 threads");
@@ -76,15 +81,18 @@ __device__ __forceinline__ T& at(T* matrix, int ld, int row, int col) {
 
 // *dst = *src, or 0 outside the matrix: edge tiles are padded with zeros, which add nothing.
 // With ASYNC_LOADS the copy is a 4-byte cp.async; a source size of 0 makes it write zeros
-// without reading the source. That source-size operand turns the LDGSTS into a predicated,
-// zero-filling one, which costs time on this GPU even when nothing is filled, so a tile that
-// lies wholly inside the matrices is copied without it (ZERO_FILL false, `inside` unused).
+// without reading the source, which is then passed as null: no address outside the matrix
+// ever reaches the copy, so memory checkers see no read there. That source-size operand
+// turns the LDGSTS into a predicated, zero-filling one, which costs time on this GPU even
+// when nothing is filled, so a tile that lies wholly inside the matrices is copied without
+// it (ZERO_FILL false, `inside` unused).
 template <bool ZERO_FILL>
 __device__ __forceinline__ void copy_or_zero(float* dst, const float* src, bool inside) {
   if constexpr (ASYNC_LOADS) {
     const unsigned dst_shared = static_cast<unsigned>(__cvta_generic_to_shared(dst));
     if constexpr (ZERO_FILL)
-      asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst_shared), "l"(src), "r"(inside ? 4 : 0));
+      asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst_shared), "l"(inside ? src : nullptr),
+                   "r"(inside ? 4 : 0));
     else
       asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(dst_shared), "l"(src));
   } else {
@@ -102,7 +110,7 @@ __device__ __forceinline__ void copy_vector_or_zero(float* dst, const float* src
   if (COPY_VECTOR > 1 && src_aligned) {
     const unsigned dst_shared = static_cast<unsigned>(__cvta_generic_to_shared(dst));
     if constexpr (ZERO_FILL)
-      asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(dst_shared), "l"(src),
+      asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(dst_shared), "l"(valid > 0 ? src : nullptr),
                    "n"(COPY_VECTOR * sizeof(float)), "r"(valid * int(sizeof(float))));
     else
       asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(dst_shared), "l"(src),
@@ -131,6 +139,20 @@ __device__ __forceinline__ void wait_copies() {
 __device__ __forceinline__ void store_c(const sgemm::Problem& p, int row, int col, float acc) {
   float& c = at(p.C, p.ldc, row, col);
   c = p.beta == 0.0f ? p.alpha * acc : p.alpha * acc + p.beta * c;
+}
+
+// store_c for the 4 consecutive elements at (row, col .. col + 3), as one 16-byte access:
+// the same arithmetic, so the same bits, as four store_c calls. C must be 16-byte aligned there.
+__device__ __forceinline__ void store_c4(const sgemm::Problem& p, int row, int col, float a0, float a1, float a2,
+                                         float a3) {
+  float4& c = *reinterpret_cast<float4*>(&at(p.C, p.ldc, row, col));
+  if (p.beta == 0.0f) {
+    c = make_float4(p.alpha * a0, p.alpha * a1, p.alpha * a2, p.alpha * a3);
+  } else {
+    const float4 old = c;
+    c = make_float4(p.alpha * a0 + p.beta * old.x, p.alpha * a1 + p.beta * old.y, p.alpha * a2 + p.beta * old.z,
+                    p.alpha * a3 + p.beta * old.w);
+  }
 }
 
 // Where a thread's outputs sit in the block's tile: in 4-wide vectors, with the threads of a
@@ -237,7 +259,7 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     // shared -> registers, one k ahead of the math: buffer k % 2 is used while k + 1 loads.
     float a_frag[2][THREAD_TILE_Y], b_frag[2][THREAD_TILE_X];  // [2][TY], [2][TX]
     load_fragments(a_frag[0], b_frag[0], sA[stage], sB[stage], 0, thread_x, thread_y);
-#pragma unroll
+#pragma unroll K_UNROLL
     for (int k = 0; k < TUNE_SPLIT; ++k) {
       if (k + 1 < TUNE_SPLIT)
         load_fragments(a_frag[(k + 1) % 2], b_frag[(k + 1) % 2], sA[stage], sB[stage], k + 1, thread_x, thread_y);
@@ -264,13 +286,22 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
       }
     return;
   }
+  // One block per SM: while this block stores its 128 x 256 outputs the SM does nothing else,
+  // so C goes out as 16-byte vectors where it can (C's rows 16-byte aligned, the vector inside).
+  const bool c_aligned = VECTOR_C && p.ldc % 4 == 0 && reinterpret_cast<uintptr_t>(p.C) % 16 == 0;
 #pragma unroll
   for (int i = 0; i < THREAD_TILE_Y; ++i)
 #pragma unroll
-    for (int j = 0; j < THREAD_TILE_X; ++j) {
+    for (int j = 0; j < THREAD_TILE_X; j += 4) {
       const int row = block_row + tile_row(thread_y, i);
-      const int col = block_col + tile_col(thread_x, j);
-      if (row < p.M && col < p.N) store_c(p, row, col, acc[i][j]);
+      const int col = block_col + tile_col(thread_x, j);  // the first of 4 consecutive columns
+      if (row >= p.M) continue;
+      if (c_aligned && col + 4 <= p.N)
+        store_c4(p, row, col, acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]);
+      else
+#pragma unroll
+        for (int v = 0; v < 4; ++v)
+          if (col + v < p.N) store_c(p, row, col + v, acc[i][j + v]);
     }
 }
 
@@ -289,6 +320,11 @@ __global__ void __launch_bounds__(REDUCE_THREADS) split_k_reduce(sgemm::Problem 
   for (int z = 1; z < splits; ++z) {
     const float4 v = *reinterpret_cast<const float4*>(piece + z * slice_floats);
     sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
+  }
+  const bool c_aligned = VECTOR_C && p.ldc % 4 == 0 && reinterpret_cast<uintptr_t>(p.C) % 16 == 0;
+  if (c_aligned && col + 4 <= p.N) {
+    store_c4(p, row, col, sum.x, sum.y, sum.z, sum.w);
+    return;
   }
   const float out[4] = {sum.x, sum.y, sum.z, sum.w};
 #pragma unroll
