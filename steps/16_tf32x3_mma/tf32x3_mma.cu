@@ -64,18 +64,15 @@ __device__ __forceinline__ T& at(T* matrix, int ld, int row, int col) {
 
 // *dst = *src, or 0 outside the matrix: edge tiles are padded with zeros, which add nothing.
 // With ASYNC_LOADS the copy is a 4-byte cp.async; a source size of 0 makes it write zeros
-// without reading the source, which is then passed as null: no address outside the matrix
-// ever reaches the copy, so memory checkers see no read there. That source-size operand
-// turns the LDGSTS into a predicated, zero-filling one, which costs time on this GPU even
-// when nothing is filled, so a tile that lies wholly inside the matrices is copied without
-// it (ZERO_FILL false, `inside` unused).
+// without reading the source. That source-size operand turns the LDGSTS into a predicated,
+// zero-filling one, which costs time on this GPU even when nothing is filled, so a tile that
+// lies wholly inside the matrices is copied without it (ZERO_FILL false, `inside` unused).
 template <bool ZERO_FILL>
 __device__ __forceinline__ void copy_or_zero(float* dst, const float* src, bool inside) {
   if constexpr (ASYNC_LOADS) {
     const unsigned dst_shared = static_cast<unsigned>(__cvta_generic_to_shared(dst));
     if constexpr (ZERO_FILL)
-      asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst_shared), "l"(inside ? src : nullptr),
-                   "r"(inside ? 4 : 0));
+      asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst_shared), "l"(src), "r"(inside ? 4 : 0));
     else
       asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(dst_shared), "l"(src));
   } else {
@@ -93,7 +90,7 @@ __device__ __forceinline__ void copy_vector_or_zero(float* dst, const float* src
   if (COPY_VECTOR > 1 && src_aligned) {
     const unsigned dst_shared = static_cast<unsigned>(__cvta_generic_to_shared(dst));
     if constexpr (ZERO_FILL)
-      asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(dst_shared), "l"(valid > 0 ? src : nullptr),
+      asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(dst_shared), "l"(src),
                    "n"(COPY_VECTOR * sizeof(float)), "r"(valid * int(sizeof(float))));
     else
       asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(dst_shared), "l"(src),
