@@ -13,7 +13,8 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from sweep import compile_variant, step_source  # noqa: E402
+import project  # noqa: E402
+from sweep import build_variant, step_source  # noqa: E402
 
 # (name, step, text in the step, replacement, the betas at which it is a fault); the text and
 # its replacement may be lists, for a fault that needs several edits.
@@ -47,10 +48,7 @@ FAULTS = [
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build", default="build", type=Path)
-    ap.add_argument("--arch", default="90")
     args = ap.parse_args()
-    work = args.build / "planted_faults"
-    work.mkdir(parents=True, exist_ok=True)
     missed = 0
     runs = 0
     for n, (name, step, old, new, betas) in enumerate(FAULTS):
@@ -61,15 +59,13 @@ def main() -> int:
                 print(f"planted_faults: '{o.strip()}' not found once in {step}; update the fault list")
                 return 2
             text = text.replace(o, w)
-        src, exe = work / f"fault{n}.cu", work / f"fault{n}"
-        src.write_text(text)
-        status = compile_variant(src, exe, step, args.build, args.arch)
+        exe, status = build_variant(args.build, step, f"fault{n}", text)
         if not status.startswith("ok"):
             print(f"planted_faults: {name}: {status}")
             return 2
         for beta in betas:
             runs += 1
-            r = subprocess.run([str(exe), "--check", "--sizes", "1x1x1,17x31x13,129x127x65,64x64x1001,300x300x100",
+            r = subprocess.run([str(exe), "--check", "--sizes", project.shapes("faults"),
                                 "--beta", beta], capture_output=True, text=True)
             caught = r.returncode in (1, 4)  # wrong result, or a CUDA error such as a misaligned address
             missed += not caught
