@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # The project's facts for the shell scripts, each read from its one place (source this file):
 #   list_steps          the step directories NN_slug, in order: steps/[0-9][0-9]_*, the
 #                       pattern CMakeLists.txt and scripts/project.py use
