@@ -3,7 +3,8 @@
     steps()                 the step directories NN_slug, in order (steps/[0-9][0-9]_*, the
                             pattern of CMakeLists.txt and scripts/lib.sh)
     step_source(step)       steps/NN_slug/<slug>.cu
-    shapes(name)            the sizes of a named set of tests/shapes.txt, e.g. "faults"
+    shapes(name)            the sizes of a named set of tests/shapes.txt, e.g. "faults.edges"
+    gpu_groups()            the GPU suite's sets: (name, sizes, alpha, beta, further options)
     ncu_metrics(*sets)      the metric names of those sets of scripts/ncu_metrics.txt
     cmake_cache(build, v)   a setting of a configured build (the architectures live there)
 """
@@ -34,6 +35,11 @@ def shapes(name: str) -> str:
         if fields[0] == name:
             return fields[1]
     raise SystemExit(f"project: no shape set '{name}' in tests/shapes.txt")
+
+
+def gpu_groups() -> list[tuple[str, str, str, str, list[str]]]:
+    return [(fields[0].removeprefix("gpu."), fields[1], fields[2], fields[3], fields[4:])
+            for fields in _records(ROOT / "tests" / "shapes.txt") if fields[0].startswith("gpu.")]
 
 
 def ncu_metrics(*sets: str) -> list[str]:
