@@ -41,7 +41,8 @@ def make_variant(text: str, values: dict) -> str:
 
 
 def variant_name(label: str) -> str:
-    """The file and target name of a variant labelled `label` (e.g. "TUNE_SPLIT=16;MIN_BLOCKS=2")."""
+    """The file and target name of a variant labelled `label` (e.g. "TUNE_SPLIT=16;MIN_BLOCKS=2"):
+    letters, digits and "_" only."""
     return re.sub(r"[^A-Za-z0-9]+", "_", label).strip("_") or "variant"
 
 
@@ -60,7 +61,7 @@ def build_variants(build_dir: Path, step: str, variants: list[tuple[str, str]],
                    jobs: int | None = None) -> list[tuple[Path, str]]:
     """Builds variants of `step`, given as (label, source text), in parallel through the CMake
     build in build_dir: each is written to BUILD/variants/<step>/<name>.cu (other variants of
-    the step left there are removed), CMake is re-run and target <step>.variants is built.
+    the step left there are removed), CMake is re-run and target <step>-variants is built.
     Returns (executable, status) per variant; status starts with "ok: R registers, S bytes
     spilled" or "invalid: ..."."""
     build_dir = Path(build_dir)
@@ -85,7 +86,7 @@ def build_variants(build_dir: Path, step: str, variants: list[tuple[str, str]],
         raise SystemExit(f"sweep: cmake failed:\n{configure.stdout}{configure.stderr}")
     keep_going = {"Unix Makefiles": ["--", "-k"], "Ninja": ["--", "-k", "0"]}.get(generator, [])
     # A variant that does not compile is an answer, not an error: its status says why.
-    subprocess.run(["cmake", "--build", str(build_dir), "--target", f"{step}.variants", "-j", str(jobs or os.cpu_count())]
+    subprocess.run(["cmake", "--build", str(build_dir), "--target", f"{step}-variants", "-j", str(jobs or os.cpu_count())]
                    + keep_going, capture_output=True, text=True)
     return [(work / name, _status(work / name, work / f"{name}.log")) for name in names]
 
