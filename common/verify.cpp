@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 #include <sstream>
+#include <thread>
 
 #include "cli.hpp"
 
@@ -38,7 +39,25 @@ double error_u(float got, double ref, double scale) {
 }
 
 namespace {
-// Sum of squares and maximum of the element errors, in a stable order.
+// Runs body(begin, end, part) over `parts` consecutive row ranges of [0, rows) in parallel
+// (an 8192 x 8192 result is 67 M elements; one thread takes a second over them).
+template <class Body>
+void for_row_ranges(int rows, int parts, Body body) {
+  std::vector<std::thread> threads;
+  for (int part = 0; part < parts; ++part) {
+    const int begin = int(std::int64_t(rows) * part / parts), end = int(std::int64_t(rows) * (part + 1) / parts);
+    threads.emplace_back(body, begin, end, part);
+  }
+  for (std::thread& t : threads) t.join();
+}
+
+int row_parts(const CLayout& L) {
+  const std::size_t elements = std::size_t(L.M) * L.N;
+  const int hw = std::max(1u, std::thread::hardware_concurrency());
+  return int(std::clamp<std::size_t>(elements >> 20, 1, std::min(hw, 16)));  // ~1 M elements a thread at least
+}
+
+// Sum of squares and maximum of the element errors.
 struct ErrorSum {
   double max_u = 0, sum_sq = 0;
   std::size_t count = 0;
@@ -48,6 +67,9 @@ struct ErrorSum {
     else max_u = std::max(max_u, e), sum_sq += e * e;
     ++count;
   }
+  void merge(const ErrorSum& o) {
+    max_u = std::max(max_u, o.max_u), sum_sq += o.sum_sq, count += o.count, finite = finite && o.finite;
+  }
   Accuracy result() const {
     if (!finite) return {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()};
     return {max_u, count ? std::sqrt(sum_sq / double(count)) : 0.0};
@@ -56,13 +78,17 @@ struct ErrorSum {
 }  // namespace
 
 Accuracy measure(const Reference& ref, const float* got, std::size_t ld) {
-  ErrorSum sum;
-  for (int row = 0; row < ref.M; ++row)
-    for (int col = 0; col < ref.N; ++col) {
-      const std::size_t i = std::size_t(row) * ref.N + col;
-      sum.add(error_u(got[row * ld + col], ref.c[i], ref.scale[i]));
-    }
-  return sum.result();
+  const int parts = row_parts(make_c_layout(ref.M, ref.N));
+  std::vector<ErrorSum> sums(parts);
+  for_row_ranges(ref.M, parts, [&](int begin, int end, int part) {
+    for (int row = begin; row < end; ++row)
+      for (int col = 0; col < ref.N; ++col) {
+        const std::size_t i = std::size_t(row) * ref.N + col;
+        sums[part].add(error_u(got[row * ld + col], ref.c[i], ref.scale[i]));
+      }
+  });
+  for (int part = 1; part < parts; ++part) sums[0].merge(sums[part]);
+  return sums[0].result();
 }
 
 std::string VerifyReport::summary() const {
@@ -87,32 +113,45 @@ std::string VerifyReport::summary() const {
 }
 
 VerifyReport verify(const CLayout& L, const float* got, const Reference& ref, Rule rule, std::size_t max_listed) {
-  VerifyReport r;
-  r.rule = rule;
-  ErrorSum sum;
-  for (int row = 0; row < L.M; ++row) {
-    for (int col = 0; col < L.ldc; ++col) {
-      const float g = got[L.index(row, col)];
-      if (col >= L.N) {  // guard column
-        if (!is_guard(g)) {
-          ++r.guards_hit;
-          if (r.first.size() < max_listed) r.first.push_back({-1, int(L.index(row, col)), g, 0, 0, 0});
+  // The worst-case bound in units of u: (K + 2) * eps / u = 2 (K + 2).
+  const double bound_u = 2.0 * (double(ref.K) + 2.0);
+  const double limit_u = rule == Rule::RandomInputs ? std::min(bound_u, kAccuracyLimitU) : bound_u;
+  const int parts = row_parts(L);
+  std::vector<VerifyReport> part_reports(parts);
+  std::vector<ErrorSum> sums(parts);
+  for_row_ranges(L.M, parts, [&](int begin, int end, int part) {
+    VerifyReport& r = part_reports[part];
+    for (int row = begin; row < end; ++row) {
+      for (int col = 0; col < L.ldc; ++col) {
+        const float g = got[L.index(row, col)];
+        if (col >= L.N) {  // guard column
+          if (!is_guard(g)) {
+            ++r.guards_hit;
+            if (r.first.size() < max_listed) r.first.push_back({-1, int(L.index(row, col)), g, 0, 0, 0});
+          }
+          continue;
         }
-        continue;
-      }
-      const std::size_t i = static_cast<std::size_t>(row) * L.N + col;
-      const double e = error_u(g, ref.c[i], ref.scale[i]);
-      sum.add(e);
-      // The worst-case bound in units of u: (K + 2) * eps / u = 2 (K + 2).
-      const double bound_u = 2.0 * (double(ref.K) + 2.0);
-      const double limit_u = rule == Rule::RandomInputs ? std::min(bound_u, kAccuracyLimitU) : bound_u;
-      if (!(e <= limit_u)) {  // NaN and Inf fail here
-        ++r.wrong;
-        if (r.first.size() < max_listed) r.first.push_back({row, col, g, ref.c[i], e, limit_u});
-      } else {
-        r.max_err_over_bound = std::max(r.max_err_over_bound, e / bound_u);
+        const std::size_t i = static_cast<std::size_t>(row) * L.N + col;
+        const double e = error_u(g, ref.c[i], ref.scale[i]);
+        sums[part].add(e);
+        if (!(e <= limit_u)) {  // NaN and Inf fail here
+          ++r.wrong;
+          if (r.first.size() < max_listed) r.first.push_back({row, col, g, ref.c[i], e, limit_u});
+        } else {
+          r.max_err_over_bound = std::max(r.max_err_over_bound, e / bound_u);
+        }
       }
     }
+  });
+  VerifyReport r;  // the parts merged in row order, so the first problems listed are the first rows'
+  r.rule = rule;
+  for (int part = 0; part < parts; ++part) {
+    const VerifyReport& p = part_reports[part];
+    r.wrong += p.wrong, r.guards_hit += p.guards_hit;
+    r.max_err_over_bound = std::max(r.max_err_over_bound, p.max_err_over_bound);
+    for (const Mismatch& m : p.first)
+      if (r.first.size() < max_listed) r.first.push_back(m);
+    if (part > 0) sums[0].merge(sums[part]);
   }
   auto check_cells = [&](std::size_t begin, std::size_t end) {
     for (std::size_t j = begin; j < end; ++j) {
@@ -124,7 +163,7 @@ VerifyReport verify(const CLayout& L, const float* got, const Reference& ref, Ru
   };
   check_cells(0, L.front);
   check_cells(L.total() - L.back, L.total());
-  r.accuracy = sum.result();
+  r.accuracy = sums[0].result();
   r.ok = r.wrong == 0 && r.guards_hit == 0;
   return r;
 }

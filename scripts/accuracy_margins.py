@@ -21,7 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import project  # noqa: E402
 
-BENCH = "1024,2048,4096,8192,1024x1024x8192,256x256x16384"
+BENCH = project.shapes("bench")
 ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\d+)\s+(ok|FAILED)(?:[^;]*;\s*error max)?\s+([0-9.e+naif-]+)")
 LIMIT = re.compile(r"FP32-grade limit ([0-9.e+]+) u")
 

@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # The main job: build every step, run each on the GPU here at the standard sizes, write
-# results/<gpu>/<step>.csv, then regenerate the plots and tables from results/.
+# results/<gpu>/<step>.csv, then regenerate the plots and tables from results/. The standard
+# sizes are the squares 1024..8192 and two shapes where K dominates. The cuBLAS TF32 control
+# is run too, into results/<gpu>/controls/: it must fail the FP32-grade check (its rows carry
+# verified = 0) and it is the plots' one-pass TF32 context point, never a step.
 #
 #   scripts/bench.sh [--build DIR] [--sizes LIST] [--steps "01_initial 12_double_buffer"] [--no-plots]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
 build=build
-sizes=1024,2048,4096,8192
+sizes=$(shapes bench)
 steps=""
 plots=1
 while [ $# -gt 0 ]; do
@@ -39,6 +42,13 @@ for step in $steps; do
   rm -f "$csv"  # a results file holds one run of the step: the newest
   "$build/bin/$step" --sizes "$sizes" --csv "$csv"
 done
+mkdir -p "results/$slug/controls"
+csv="results/$slug/controls/cublas_tf32.csv"
+rm -f "$csv"
+if "$build/bin/control_cublas_tf32" --sizes "$sizes" --csv "$csv" --record-failures; then
+  echo "bench.sh: the cuBLAS TF32 control PASSED the FP32-grade check; the check is broken" >&2
+  exit 1
+fi
 echo "bench.sh: results in results/$slug/"
 if [ "$plots" = 1 ]; then
   scripts/regenerate.sh

@@ -5,7 +5,8 @@
 #
 #   scripts/device_run.sh OUT_DIR PHASE...
 #   phases: build  test  sanitize  sass  bench[=SIZES]  sweep=FILE (one sweep.py argument line per line)
-#           faults (planted bugs must be caught)  ncu=STEP[,STEP...]  (profiler metrics at 4096)
+#           faults (planted bugs must be caught)  accuracy (both margins of the FP32-grade limit)
+#           ncu=STEP[,STEP...]  (profiler metrics at 4096)
 #           compare=FILE (profiled variants for the pages' comparison tables; see below)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -61,7 +62,7 @@ for phase in "$@"; do
       done | tee "$logs/sass_stats.txt" >> "$out/summary.txt"
       ;;
     bench|bench=*)
-      sizes=${phase#bench}; sizes=${sizes#=}; sizes=${sizes:-1024,2048,4096,8192}
+      sizes=${phase#bench}; sizes=${sizes#=}; sizes=${sizes:-$(shapes bench)}
       note "bench $sizes"
       scripts/bench.sh --build "$build" --sizes "$sizes" --no-plots > "$logs/bench.log" 2>&1 || status=1
       grep -E "^[0-9]{2}_| 4096 " "$logs/bench.log" >> "$out/summary.txt"
@@ -81,6 +82,12 @@ for phase in "$@"; do
       note faults
       python3 scripts/planted_faults.py --build "$build" > "$logs/planted_faults.log" 2>&1 || status=1
       cat "$logs/planted_faults.log" >> "$out/summary.txt"
+      ;;
+    accuracy)
+      note accuracy
+      python3 scripts/accuracy_margins.py --build "$build" --out "$logs/accuracy_margins.csv" \
+        > "$logs/accuracy_margins.txt" 2>&1 || status=1
+      cat "$logs/accuracy_margins.txt" >> "$out/summary.txt"
       ;;
     ncu=*)
       note "$phase"

@@ -1,0 +1,250 @@
+// Step 13 - multi stage                                           previous: 12_double_buffer
+// Change: a ring of STAGES shared stages (2 to 4). Tiles k+1 .. k+STAGES-1 are in flight
+//         while tile k is read. Each tile's copies are one cp.async group
+//         (cp.async.commit_group); the wait at the top of a tile lets the STAGES-2 newest
+//         groups keep flying (cp.async.wait_group STAGES-2). Still one barrier per k tile.
+// Why:    with two stages a tile's copy has one tile of math to land in, and the block
+//         waits at the barrier whenever a copy takes longer (a DRAM miss, a busy L2). With
+//         STAGES - 1 tiles in flight a slow copy has STAGES - 1 tiles of math to hide in.
+// Watch:  long_scoreboard and barrier stalls; shared memory per block (STAGES x 32.5 KB at
+//         128 x 128 x 32): three stages still let two blocks share an SM, four do not.
+#include "sgemm.cuh"
+
+constexpr int THREADS_X = 16;     // threads per block along N (columns of C)
+constexpr int THREADS_Y = 16;     // threads per block along M (rows of C)
+constexpr int TUNE_SPLIT = 32;    // K-width of a shared tile
+constexpr bool SWAP_XY = true;    // true: blockIdx.x runs along M, blockIdx.y along N
+constexpr int THREAD_TILE_X = 8;  // outputs per thread along N
+constexpr int THREAD_TILE_Y = 8;  // outputs per thread along M
+constexpr int MIN_BLOCKS = 1;     // blocks per SM the compiler must fit: caps registers
+constexpr int WARP_SHAPE_X = 16;  // lanes of a warp along N; 32 / WARP_SHAPE_X along M
+constexpr bool ASYNC_LOADS = true;  // global -> shared with cp.async (false: through registers)
+constexpr bool SKIP_ZERO_FILL = true;  // tiles wholly inside A and B: cp.async without zero-fill
+constexpr int COPY_VECTOR = 4;      // floats per cp.async of B: 1, 2 or 4 (4, 8 or 16 bytes)
+constexpr int B_PAD = 0;            // floats of padding per row of the B tile
+
+constexpr int A_PAD = 4;  // floats of padding per row of the transposed A tile
+constexpr int A_COPY_RUN = 16;  // consecutive k of one row of A that neighbouring lanes copy
+
+constexpr int STAGES = 3;  // shared buffers in the ring: one being read, STAGES - 1 being filled
+
+constexpr int THREADS = THREADS_X * THREADS_Y;
+constexpr int BM = THREADS_Y * THREAD_TILE_Y;  // rows of C per block
+constexpr int BN = THREADS_X * THREAD_TILE_X;  // columns of C per block
+constexpr int WARP_SHAPE_Y = 32 / WARP_SHAPE_X;
+constexpr int WARPS_X = THREADS_X / WARP_SHAPE_X;  // warps side by side along N
+static_assert(THREADS % 32 == 0 && THREADS <= 1024, "a block is whole warps, at most 1024 threads");
+static_assert(32 % WARP_SHAPE_X == 0 && THREADS_X % WARP_SHAPE_X == 0 && THREADS_Y % WARP_SHAPE_Y == 0,
+              "warps of WARP_SHAPE_X x WARP_SHAPE_Y lanes tile the THREADS_X x THREADS_Y threads");
+constexpr int SHARED_BYTES = STAGES * (BM + A_PAD + BN + B_PAD) * TUNE_SPLIT * sizeof(float);
+static_assert(SHARED_BYTES <= 227 * 1024, "a block has at most 227 KB of shared memory on Hopper");
+static_assert(STAGES >= 2 && STAGES <= 4, "one stage is read while the others fill; past 4 the shared memory buys nothing");
+static_assert(THREADS % TUNE_SPLIT == 0 && BM % (THREADS / TUNE_SPLIT) == 0 && THREADS % (BN / COPY_VECTOR) == 0 &&
+                  TUNE_SPLIT % (THREADS / (BN / COPY_VECTOR)) == 0,
+              "the threads cover whole rows of each tile per pass, and whole passes cover the tile");
+static_assert(ASYNC_LOADS || COPY_VECTOR == 1, "vector copies are cp.async copies");
+static_assert(COPY_VECTOR == 1 || COPY_VECTOR == 2 || COPY_VECTOR == 4, "cp.async copies 4, 8 or 16 bytes");
+static_assert(BN % COPY_VECTOR == 0 && (BN + B_PAD) % COPY_VECTOR == 0,
+              "every vector copy's shared destination must be aligned to its size: pad B's rows by a "
+              "multiple of COPY_VECTOR floats (the seed's +1 breaks 8-byte copies)");
+static_assert(A_PAD % 4 == 0 && B_PAD % 4 == 0 && THREAD_TILE_Y % 4 == 0 && THREAD_TILE_X % 4 == 0,
+              "fragments are read as aligned float4: rows and thread tiles are multiples of 4 floats");
+static_assert(TUNE_SPLIT % A_COPY_RUN == 0 && 32 % A_COPY_RUN == 0,
+              "a warp copies whole runs of A_COPY_RUN consecutive k, and whole runs make a row of the A tile");
+
+// Element (row, col) of a row-major matrix with row stride ld.
+template <class T>
+__device__ __forceinline__ T& at(T* matrix, int ld, int row, int col) {
+  return matrix[row * ld + col];
+}
+
+// *dst = *src, or 0 outside the matrix: edge tiles are padded with zeros, which add nothing.
+// With ASYNC_LOADS the copy is a 4-byte cp.async; a source size of 0 makes it write zeros
+// without reading the source. That source-size operand turns the LDGSTS into a predicated,
+// zero-filling one, which costs time on this GPU even when nothing is filled, so a tile that
+// lies wholly inside the matrices is copied without it (ZERO_FILL false, `inside` unused).
+template <bool ZERO_FILL>
+__device__ __forceinline__ void copy_or_zero(float* dst, const float* src, bool inside) {
+  if constexpr (ASYNC_LOADS) {
+    const unsigned dst_shared = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+    if constexpr (ZERO_FILL)
+      asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst_shared), "l"(src), "r"(inside ? 4 : 0));
+    else
+      asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(dst_shared), "l"(src));
+  } else {
+    *dst = inside ? *src : 0.0f;
+  }
+}
+
+// dst[0..COPY_VECTOR) = the COPY_VECTOR floats at src, of which the first `valid` are inside
+// the matrix; zeros for the rest. One cp.async when the source is aligned to the vector
+// (src_aligned: B's rows start at multiples of COPY_VECTOR floats): it copies the valid
+// bytes and zero-fills the rest (ZERO_FILL false: all of it is valid; no source size).
+// Otherwise, one float at a time.
+template <bool ZERO_FILL>
+__device__ __forceinline__ void copy_vector_or_zero(float* dst, const float* src, int valid, bool src_aligned) {
+  if (COPY_VECTOR > 1 && src_aligned) {
+    const unsigned dst_shared = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+    if constexpr (ZERO_FILL)
+      asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(dst_shared), "l"(src),
+                   "n"(COPY_VECTOR * sizeof(float)), "r"(valid * int(sizeof(float))));
+    else
+      asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(dst_shared), "l"(src),
+                   "n"(COPY_VECTOR * sizeof(float)));
+  } else {
+#pragma unroll
+    for (int v = 0; v < COPY_VECTOR; ++v) copy_or_zero<ZERO_FILL>(dst + v, src + v, v < valid);
+  }
+}
+
+// Closes the group of cp.async copies this thread issued since the last commit: one group
+// per tile (possibly empty), so that "the tile k_tile has landed" is "all but the newest
+// groups have landed".
+__device__ __forceinline__ void commit_copies() {
+  if constexpr (ASYNC_LOADS) asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+
+// Waits until at most IN_FLIGHT of this thread's newest cp.async groups are still in flight.
+template <int IN_FLIGHT>
+__device__ __forceinline__ void wait_copies() {
+  if constexpr (ASYNC_LOADS) asm volatile("cp.async.wait_group %0;\n" ::"n"(IN_FLIGHT) : "memory");
+}
+
+// C[row][col] = alpha * acc + beta * C[row][col]; with beta == 0, C is write-only (BLAS
+// semantics): NaN or garbage already in C never leaks into the result.
+__device__ __forceinline__ void store_c(const sgemm::Problem& p, int row, int col, float acc) {
+  float& c = at(p.C, p.ldc, row, col);
+  c = p.beta == 0.0f ? p.alpha * acc : p.alpha * acc + p.beta * c;
+}
+
+// Where a thread's outputs sit in the block's tile: in 4-wide vectors, with the threads of a
+// row (column) of the thread grid owning side-by-side vectors, and the thread's next vector a
+// whole thread grid further on. So the lanes of a warp read one contiguous run of shared memory
+// per 16-byte fragment load (no bank conflicts), and a thread's vectors stay 16-byte aligned.
+__device__ __forceinline__ int tile_row(int thread_y, int i) { return (i / 4) * (THREADS_Y * 4) + thread_y * 4 + i % 4; }
+__device__ __forceinline__ int tile_col(int thread_x, int j) { return (j / 4) * (THREADS_X * 4) + thread_x * 4 + j % 4; }
+
+// global -> shared: the TUNE_SPLIT-wide tiles of A and B that start at column / row k0.
+// Consecutive threads take consecutive elements of a row, so the global loads coalesce. A
+// thread copies the same columns of both tiles every time, one pass of rows apart, so its
+// addresses and bounds are worked out once per tile, not once per element.
+template <bool ZERO_FILL>
+__device__ __forceinline__ void copy_tile_elements(const sgemm::Problem& p, float (&sA)[TUNE_SPLIT][BM + A_PAD], float (&sB)[TUNE_SPLIT][BN + B_PAD],
+                                                   int block_row, int block_col, int k0, int tid) {
+  constexpr int A_PASS = THREADS / TUNE_SPLIT;  // rows of the A tile copied per pass
+  // Lanes copy runs of A_COPY_RUN consecutive k, the next run one row further down. As
+  // BM + A_PAD = 4 (mod 32), a warp's transposed stores sA[k][r] fall in 32 different banks
+  // with 8-float runs (4 rows per warp), 16 with 16-float runs (2 rows), 8 with a whole row
+  // of 32: fewer rows per warp read fewer cache lines, more rows conflict less.
+  const int a_row = tid / A_COPY_RUN % A_PASS, a_col = tid / (A_COPY_RUN * A_PASS) * A_COPY_RUN + tid % A_COPY_RUN;
+  const float* a_src = &at(p.A, p.lda, block_row + a_row, k0 + a_col);
+  const bool a_col_inside = k0 + a_col < p.K;
+#pragma unroll
+  for (int n = 0; n < BM / A_PASS; ++n) {
+    const int r = a_row + n * A_PASS;
+    copy_or_zero<ZERO_FILL>(&sA[a_col][r], a_src + n * A_PASS * p.lda, a_col_inside && block_row + r < p.M);
+  }
+  constexpr int B_VECTORS = BN / COPY_VECTOR;  // vectors per row of the B tile
+  constexpr int B_PASS = THREADS / B_VECTORS;   // rows of the B tile copied per pass
+  const int b_row = tid / B_VECTORS, b_col = tid % B_VECTORS * COPY_VECTOR;
+  const float* b_src = &at(p.B, p.ldb, k0 + b_row, block_col + b_col);
+  const int b_valid = max(0, min(p.N - block_col - b_col, COPY_VECTOR));  // floats inside the matrix
+  const bool b_aligned = p.ldb % COPY_VECTOR == 0 && reinterpret_cast<uintptr_t>(p.B) % sizeof(float[COPY_VECTOR]) == 0;
+#pragma unroll
+  for (int n = 0; n < TUNE_SPLIT / B_PASS; ++n) {
+    const int r = b_row + n * B_PASS;
+    copy_vector_or_zero<ZERO_FILL>(&sB[r][b_col], b_src + n * B_PASS * p.ldb, k0 + r < p.K ? b_valid : 0, b_aligned);
+  }
+}
+
+// The tile at k0. With SKIP_ZERO_FILL, a tile wholly inside A and B (all but the last block
+// row, the last block column and the last k tile) is copied without zero-fill.
+__device__ __forceinline__ void copy_tile(const sgemm::Problem& p, float (&sA)[TUNE_SPLIT][BM + A_PAD], float (&sB)[TUNE_SPLIT][BN + B_PAD],
+                                          int block_row, int block_col, int k0, int tid) {
+  if (SKIP_ZERO_FILL && ASYNC_LOADS && block_row + BM <= p.M && block_col + BN <= p.N && k0 + TUNE_SPLIT <= p.K)
+    copy_tile_elements<false>(p, sA, sB, block_row, block_col, k0, tid);
+  else
+    copy_tile_elements<true>(p, sA, sB, block_row, block_col, k0, tid);
+}
+
+// shared -> registers: this thread's column of A and row of B at k (a_frag, b_frag).
+__device__ __forceinline__ void load_fragments(float (&a_frag)[THREAD_TILE_Y], float (&b_frag)[THREAD_TILE_X],
+                                               const float (&sA)[TUNE_SPLIT][BM + A_PAD],
+                                               const float (&sB)[TUNE_SPLIT][BN + B_PAD], int k, int thread_x,
+                                               int thread_y) {
+#pragma unroll
+  for (int i = 0; i < THREAD_TILE_Y; ++i) a_frag[i] = sA[k][tile_row(thread_y, i)];
+#pragma unroll
+  for (int j = 0; j < THREAD_TILE_X; ++j) b_frag[j] = sB[k][tile_col(thread_x, j)];
+}
+
+__global__ void __launch_bounds__(THREADS, MIN_BLOCKS) sgemm_kernel(sgemm::Problem p) {
+  // The stages outgrow the 48 KB of static shared memory at TUNE_SPLIT 32, so they live in
+  // dynamic shared memory (the launch raises the block's limit): A's stages, then B's.
+  extern __shared__ __align__(16) float shared[];
+  auto& sA = *reinterpret_cast<float(*)[STAGES][TUNE_SPLIT][BM + A_PAD]>(shared);  // [STAGES][TUNE_SPLIT][BM]
+  auto& sB = *reinterpret_cast<float(*)[STAGES][TUNE_SPLIT][BN + B_PAD]>(shared + STAGES * TUNE_SPLIT * (BM + A_PAD));
+
+  const int tid = threadIdx.y * THREADS_X + threadIdx.x;
+  const int block_row = (SWAP_XY ? blockIdx.x : blockIdx.y) * BM;
+  const int block_col = (SWAP_XY ? blockIdx.y : blockIdx.x) * BN;
+  // This thread's place in the block's thread grid: its warp's rectangle, then its lane.
+  const int warp = tid / 32, lane = tid % 32;
+  const int thread_x = (warp % WARPS_X) * WARP_SHAPE_X + lane % WARP_SHAPE_X;
+  const int thread_y = (warp / WARPS_X) * WARP_SHAPE_Y + lane / WARP_SHAPE_X;
+
+  float acc[THREAD_TILE_Y][THREAD_TILE_X] = {};  // [TY][TX]: this thread's outputs
+  const int k_tiles = sgemm::ceil_div(p.K, TUNE_SPLIT);  // k_tile runs over these
+  // Tiles 0 .. STAGES-2 in flight, one group each (empty past the last tile: the wait below
+  // counts groups, so every tile slot commits one).
+#pragma unroll
+  for (int s = 0; s < STAGES - 1; ++s) {
+    if (s < k_tiles) copy_tile(p, sA[s], sB[s], block_row, block_col, s * TUNE_SPLIT, tid);
+    commit_copies();
+  }
+  int stage = 0;               // the stage tile k_tile is read from
+  int fill_stage = STAGES - 1;  // the stage tile k_tile + STAGES - 1 is copied into
+  for (int k_tile = 0; k_tile < k_tiles; ++k_tile) {
+    wait_copies<STAGES - 2>();  // this thread's copies of tile k_tile have landed...
+    __syncthreads();  // ...and everyone's; and everyone is done reading tile k_tile - 1's stage
+
+    // Tile k_tile + STAGES - 1 flies into the stage tile k_tile - 1 was read from.
+    if (k_tile + STAGES - 1 < k_tiles)
+      copy_tile(p, sA[fill_stage], sB[fill_stage], block_row, block_col, (k_tile + STAGES - 1) * TUNE_SPLIT, tid);
+    commit_copies();
+
+    // shared -> registers, one k ahead of the math: buffer k % 2 is used while k + 1 loads.
+    float a_frag[2][THREAD_TILE_Y], b_frag[2][THREAD_TILE_X];  // [2][TY], [2][TX]
+    load_fragments(a_frag[0], b_frag[0], sA[stage], sB[stage], 0, thread_x, thread_y);
+#pragma unroll
+    for (int k = 0; k < TUNE_SPLIT; ++k) {
+      if (k + 1 < TUNE_SPLIT)
+        load_fragments(a_frag[(k + 1) % 2], b_frag[(k + 1) % 2], sA[stage], sB[stage], k + 1, thread_x, thread_y);
+#pragma unroll
+      for (int i = 0; i < THREAD_TILE_Y; ++i)
+#pragma unroll
+        for (int j = 0; j < THREAD_TILE_X; ++j) acc[i][j] += a_frag[k % 2][i] * b_frag[k % 2][j];
+    }
+    stage = stage + 1 == STAGES ? 0 : stage + 1;  // the ring advances by one stage per tile
+    fill_stage = fill_stage + 1 == STAGES ? 0 : fill_stage + 1;
+  }
+
+#pragma unroll
+  for (int i = 0; i < THREAD_TILE_Y; ++i)
+#pragma unroll
+    for (int j = 0; j < THREAD_TILE_X; ++j) {
+      const int row = block_row + tile_row(thread_y, i);
+      const int col = block_col + tile_col(thread_x, j);
+      if (row < p.M && col < p.N) store_c(p, row, col, acc[i][j]);
+    }
+}
+
+void launch(const sgemm::Problem& p, cudaStream_t stream) {
+  const dim3 block(THREADS_X, THREADS_Y);
+  const dim3 grid = SWAP_XY ? dim3(sgemm::ceil_div(p.M, BM), sgemm::ceil_div(p.N, BN))
+                            : dim3(sgemm::ceil_div(p.N, BN), sgemm::ceil_div(p.M, BM));
+  CUDA_CHECK(cudaFuncSetAttribute(sgemm_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SHARED_BYTES));
+  sgemm_kernel<<<grid, block, SHARED_BYTES, stream>>>(p);
+}
+
+int main(int argc, char** argv) { return sgemm::run_step(argc, argv, SGEMM_STEP, launch); }
