@@ -26,6 +26,8 @@ CHANGED = {
     ("10_vectorized_async_copy", "copy_tile_elements"): "B is copied COPY_VECTOR floats per cp.async",
     ("10_vectorized_async_copy", "copy_tile"): "B's tile rows are padded by B_PAD",
     ("12_double_buffer", "launch"): "two stages in dynamic shared memory: the launch raises the block's limit",
+    ("13_multi_stage", "wait_copies"): "a ring of stages: wait until only the STAGES - 2 newest copy groups fly",
+    ("15_split_k", "launch"): "split-K: the number of splits is chosen from the shape, partial sums reduced",
     ("17_tf32x3_wgmma", "store_c"): "64-bit row offsets into C (the step has no at())",
     ("17_tf32x3_wgmma", "launch"): "TMA tensor maps of A and B; one block per tile, in groups of block rows",
     ("17_tf32x3_wgmma", "main"): "run_step(..., 90): the sm_90a kernel runs on compute capability 9.0 only",
