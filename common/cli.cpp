@@ -5,7 +5,9 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <cstdio>
 #include <limits>
+#include <set>
 #include <sstream>
 
 namespace sgemm {
@@ -16,8 +18,8 @@ std::uint64_t parse_u64(const std::string& text, const std::string& what) {
   std::uint64_t v = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (text.empty() || ec == std::errc::invalid_argument || end != text.data() + text.size())
-    throw UsageError(what + " must be a non-negative integer, got '" + text + "'");
-  if (ec == std::errc::result_out_of_range) throw UsageError(what + " is too large: '" + text + "'");
+    throw UsageError(what + " must be a non-negative integer, got '" + printable(text) + "'");
+  if (ec == std::errc::result_out_of_range) throw UsageError(what + " is too large: '" + printable(text) + "'");
   return v;
 }
 
@@ -25,9 +27,9 @@ int parse_int(const std::string& text, const std::string& what, int min, int max
   long long v = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (text.empty() || ec == std::errc::invalid_argument || end != text.data() + text.size())
-    throw UsageError(what + " must be an integer, got '" + text + "'");
+    throw UsageError(what + " must be an integer, got '" + printable(text) + "'");
   if (ec == std::errc::result_out_of_range || v > std::numeric_limits<int>::max())
-    throw UsageError(what + " is too large: '" + text + "'");
+    throw UsageError(what + " is too large: '" + printable(text) + "'");
   if (v < min) throw UsageError(what + " must be at least " + std::to_string(min) + ", got " + text);
   if (v > max) throw UsageError(what + " must be at most " + std::to_string(max) + ", got " + text);
   return static_cast<int>(v);
@@ -37,15 +39,43 @@ float parse_float(const std::string& text, const std::string& what) {
   // strtof accepts leading blanks and hex floats; require the whole text to be consumed.
   char* end = nullptr;
   errno = 0;
-  float v = std::strtof(text.c_str(), &end);
+  const float v = std::strtof(text.c_str(), &end);
   if (text.empty() || end != text.c_str() + text.size() || std::isspace(static_cast<unsigned char>(text[0])))
-    throw UsageError(what + " must be a number, got '" + text + "'");
-  if (errno == ERANGE || !std::isfinite(v))
-    throw UsageError(what + " must be a finite float, got '" + text + "'");
+    throw UsageError(what + " must be a number, got '" + printable(text) + "'");
+  if (std::isnan(v) || (std::isinf(v) && errno != ERANGE))
+    throw UsageError(what + " must be a finite float, got '" + printable(text) + "'");
+  if (std::isinf(v))
+    throw UsageError(what + " " + printable(text) + " is beyond the largest finite float (3.4028235e38)");
+  // strtof also sets ERANGE for subnormal results (1e-40), which are floats like any other;
+  // only a non-zero number that rounds to zero is refused.
+  if (errno == ERANGE && v == 0.0f)
+    throw UsageError(what + " " + printable(text) +
+                     " is below the smallest float (1.4e-45) and would round to 0; write 0 if you mean it");
   return v;
 }
 
 }  // namespace
+
+std::string printable(std::string_view text, std::size_t max_chars) {
+  std::string out;
+  for (const char ch : text) {
+    if (out.size() >= max_chars) {
+      out += "...";
+      break;
+    }
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c < 0x20 || c >= 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      out += buf;
+    } else {
+      out += ch;
+    }
+  }
+  return out;
+}
 
 int parse_dim(const std::string& text, const std::string& what) {
   const int v = parse_int(text, what, 1);
@@ -67,14 +97,14 @@ Shape parse_shape(const std::string& text) {
   } else if (parts.size() == 3) {
     s = {parse_dim(parts[0], "M"), parse_dim(parts[1], "N"), parse_dim(parts[2], "K")};
   } else {
-    throw UsageError("a size is S or MxNxK, got '" + text + "'");
+    throw UsageError("a size is S or MxNxK, got '" + printable(text) + "'");
   }
   check_indexable(s);
   return s;
 }
 
 std::vector<Shape> parse_shape_list(const std::string& text) {
-  if (text.empty() || text.back() == ',') throw UsageError("empty size in list '" + text + "'");
+  if (text.empty() || text.back() == ',') throw UsageError("empty size in list '" + printable(text) + "'");
   std::vector<Shape> shapes;
   std::string item;
   std::istringstream in(text);
@@ -82,16 +112,39 @@ std::vector<Shape> parse_shape_list(const std::string& text) {
   return shapes;
 }
 
-void check_indexable(const Shape& s) {
+void check_indexable(const Shape& s, int pad_a, int pad_b, int pad_c) {
   // The steps index with 32-bit ints, as tutorial kernels do; refuse what would overflow.
+  // The harness stores A as M x lda, B as K x ldb and C as M x ldc (see Options).
   constexpr long long kMax = std::numeric_limits<int>::max();
   const long long m = s.m, n = s.n, k = s.k;
-  if (m * k > kMax || k * n > kMax || m * (n + kGuardCols) > kMax) {
+  struct Stored {
+    const char* name;
+    long long rows, cols;
+    std::string how;
+  };
+  const Stored stored[] = {
+      {"A", m, k + pad_a, pad_a ? " (K + ld-pad " + std::to_string(pad_a) + ")" : ""},
+      {"B", k, n + pad_b, pad_b ? " (N + ld-pad " + std::to_string(pad_b) + ")" : ""},
+      {"C", m, n + kGuardCols + pad_c,
+       " (N + " + std::to_string(kGuardCols) + " guard columns" + (pad_c ? " + ld-pad " + std::to_string(pad_c) : "") +
+           ")"},
+  };
+  for (const Stored& x : stored) {
+    if (x.rows * x.cols <= kMax) continue;
     std::ostringstream msg;
-    msg << "size " << m << "x" << n << "x" << k
-        << " is too large: every matrix must have fewer than 2^31 elements";
+    msg << "size " << m << "x" << n << "x" << k << " is too large: " << x.name << " is stored as " << x.rows
+        << " x " << x.cols << x.how << " = " << x.rows * x.cols
+        << " elements, and every matrix must have fewer than 2^31 elements (the steps index with 32-bit ints)";
     throw UsageError(msg.str());
   }
+}
+
+void check_dims(const Shape& s) {
+  const std::pair<const char*, int> dims[] = {{"M", s.m}, {"N", s.n}, {"K", s.k}};
+  for (const auto& [name, v] : dims)
+    if (v > kMaxDim)
+      throw UsageError(std::string(name) + " = " + std::to_string(v) + " is more than " + std::to_string(kMaxDim) +
+                       " (grids put up to " + name + " / 16 blocks on grid.y, which holds 65535)");
 }
 
 std::string usage(const std::string& program) {
@@ -114,104 +167,146 @@ std::string usage(const std::string& program) {
     << "  --no-cublas-timing          do not time cuBLAS (the ratio column is then empty)\n"
     << "  --record-failures           time and write a shape that fails its check (verified = 0;\n"
     << "                              exit code still 1), e.g. for a TF32 context point\n"
-    << "  --reps N                    timed repetitions (default: about 1 s per shape)\n"
-    << "  --warmup N                  untimed runs first (default 2)\n"
+    << "  --reps N                    timed repetitions, at most 10000 (default: about 1 s per shape)\n"
+    << "  --warmup N                  untimed runs first, at most 1000 (default 2)\n"
     << "outputs:\n"
-    << "  --csv FILE                  append one row per shape (header written if new)\n"
-    << "  --variant LABEL             label the rows, e.g. THREAD_TILE_X=8;THREAD_TILE_Y=4\n"
+    << "  --csv FILE                  append one row per timed shape (header written if new)\n"
+    << "  --variant LABEL             label the CSV rows, e.g. THREAD_TILE_X=8;THREAD_TILE_Y=4\n"
     << "  --save-c FILE               write the (last shape's) result C as .npy\n"
     << "  --device D                  CUDA device index (default 0)\n"
     << "  -h, --help                  this text\n"
-    << "exit codes: 0 ok, 1 verification failed, 2 bad usage or input, 3 no GPU, 4 CUDA error\n";
+    << "Each option is given at most once. Input files are read and output files opened before\n"
+    << "the GPU is used, so a bad file or path is reported at once.\n"
+    << "exit codes: 0 ok, 1 verification failed, 2 bad usage or input, 3 no GPU (no driver or no\n"
+    << "device), 4 CUDA or I/O error (a driver too old for this build included)\n";
   return u.str();
 }
 
 Options parse_args(int argc, const char* const* argv) {
+  static const std::set<std::string> kFlags = {"--check", "--time-only", "--no-cublas-timing",
+                                                "--record-failures"};
+  static const std::set<std::string> kWithValue = {
+      "--size", "--sizes", "-m", "-n", "-k", "--alpha", "--beta", "--seed", "--reps", "--warmup", "--device",
+      "--csv", "--variant", "--load-a", "--load-b", "--load-c", "--save-c", "--ld-pad"};
+  auto is_option = [&](const std::string& a) {
+    return a == "-h" || a == "--help" || kFlags.count(a) || kWithValue.count(a);
+  };
   Options o;
-  bool have_sizes = false;
+  std::set<std::string> given;  // every option but --help counts once
   std::string m, n, k;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw UsageError("option " + arg + " needs a value");
-      return argv[++i];
-    };
     if (arg == "-h" || arg == "--help") {
       o.help = true;
-    } else if (arg == "--size" || arg == "--sizes") {
-      if (have_sizes) throw UsageError("give the sizes once (" + arg + ")");
-      o.shapes = parse_shape_list(value());
+      continue;
+    }
+    if (!is_option(arg)) {
+      const auto eq = arg.find('=');
+      if (eq != std::string::npos && kWithValue.count(arg.substr(0, eq)))
+        throw UsageError("write '" + printable(arg.substr(0, eq)) + " " + printable(arg.substr(eq + 1)) +
+                         "', not '" + printable(arg) + "'");
+      throw UsageError(arg.rfind("-", 0) == 0 ? "unknown option '" + printable(arg) + "'"
+                                              : "unexpected argument '" + printable(arg) + "' (options start with --)");
+    }
+    if (!given.insert(arg == "--size" ? "--sizes" : arg).second) {
+      if (arg == "--size" || arg == "--sizes") throw UsageError("give the sizes once (--size/--sizes given twice)");
+      throw UsageError("option " + arg + " given twice; give it once");
+    }
+    if (kFlags.count(arg)) continue;  // read after the loop
+    if (i + 1 >= argc) throw UsageError("option " + arg + " needs a value");
+    const std::string v = argv[++i];
+    // "--csv --check" would write a file named --check; "-5" is a (bad) number, not an option.
+    if (v.rfind("--", 0) == 0 || is_option(v))
+      throw UsageError("option " + arg + " needs a value, but is followed by the option " + printable(v));
+    auto file_name = [&] {
+      if (v.empty()) throw UsageError(arg + " needs a file name, got an empty one");
+      if (v[0] == '-')
+        throw UsageError(arg + " '" + printable(v) + "' looks like an option; name a file (./" + printable(v) +
+                         " for one that starts with '-', /dev/stdout for standard output)");
+      return v;
+    };
+    if (arg == "--size" || arg == "--sizes") {
+      o.shapes = parse_shape_list(v);
       if (arg == "--size" && o.shapes.size() != 1) throw UsageError("--size takes one size; use --sizes for a list");
-      have_sizes = true;
     } else if (arg == "-m") {
-      m = value();
+      m = v;
     } else if (arg == "-n") {
-      n = value();
+      n = v;
     } else if (arg == "-k") {
-      k = value();
+      k = v;
     } else if (arg == "--alpha") {
-      o.alpha = parse_float(value(), "alpha");
+      o.alpha = parse_float(v, "alpha");
     } else if (arg == "--beta") {
-      o.beta = parse_float(value(), "beta");
+      o.beta = parse_float(v, "beta");
     } else if (arg == "--seed") {
-      o.seed = parse_u64(value(), "seed");
+      o.seed = parse_u64(v, "seed");
     } else if (arg == "--reps") {
-      o.reps = parse_int(value(), "reps", 1);
+      o.reps = parse_int(v, "reps", 1, kMaxReps);
     } else if (arg == "--warmup") {
-      o.warmup = parse_int(value(), "warmup", 0);
+      o.warmup = parse_int(v, "warmup", 0, kMaxWarmup);
     } else if (arg == "--device") {
-      o.device = parse_int(value(), "device", 0);
-    } else if (arg == "--check") {
-      o.mode = Mode::CheckOnly;
-    } else if (arg == "--time-only") {
-      o.mode = Mode::TimeOnly;
-    } else if (arg == "--no-cublas-timing") {
-      o.compare_cublas = false;
-    } else if (arg == "--record-failures") {
-      o.record_failures = true;
+      o.device = parse_int(v, "device", 0);
     } else if (arg == "--csv") {
-      o.csv_path = value();
-    } else if (arg == "--variant") {
-      o.variant = value();
+      o.csv_path = file_name();
+    } else if (arg == "--variant") {  // may be empty: the label of the default tunables
+      o.variant = v;
       if (o.variant.find_first_of(",\"\n") != std::string::npos)
         throw UsageError("variant label must not contain commas, quotes or newlines");
     } else if (arg == "--load-a") {
-      o.load_a = value();
+      o.load_a = file_name();
     } else if (arg == "--load-b") {
-      o.load_b = value();
+      o.load_b = file_name();
     } else if (arg == "--load-c") {
-      o.load_c = value();
+      o.load_c = file_name();
     } else if (arg == "--save-c") {
-      o.save_c = value();
+      o.save_c = file_name();
     } else if (arg == "--ld-pad") {
-      const std::string text = value();
-      const auto first = text.find(','), second = text.find(',', first == std::string::npos ? first : first + 1);
-      if (first == std::string::npos || second == std::string::npos || text.find(',', second + 1) != std::string::npos)
-        throw UsageError("--ld-pad takes three comma-separated counts PA,PB,PC, got '" + text + "'");
-      o.pad_a = parse_int(text.substr(0, first), "ld-pad A", 0, kMaxPad);
-      o.pad_b = parse_int(text.substr(first + 1, second - first - 1), "ld-pad B", 0, kMaxPad);
-      o.pad_c = parse_int(text.substr(second + 1), "ld-pad C", 0, kMaxPad);
-    } else {
-      throw UsageError("unknown option '" + arg + "'");
+      const auto first = v.find(','), second = v.find(',', first == std::string::npos ? first : first + 1);
+      if (first == std::string::npos || second == std::string::npos || v.find(',', second + 1) != std::string::npos)
+        throw UsageError("--ld-pad takes three comma-separated counts PA,PB,PC, got '" + printable(v) + "'");
+      o.pad_a = parse_int(v.substr(0, first), "ld-pad A", 0, kMaxPad);
+      o.pad_b = parse_int(v.substr(first + 1, second - first - 1), "ld-pad B", 0, kMaxPad);
+      o.pad_c = parse_int(v.substr(second + 1), "ld-pad C", 0, kMaxPad);
     }
   }
-  const int mnk_given = !m.empty() + !n.empty() + !k.empty();
+  auto has = [&](const char* opt) { return given.count(opt) != 0; };
+
+  // Modes: options that would be silently ignored are errors.
+  if (has("--check") && has("--time-only")) throw UsageError("--check and --time-only exclude each other; give one");
+  if (has("--check")) {
+    o.mode = Mode::CheckOnly;
+    for (const char* timing : {"--reps", "--warmup", "--no-cublas-timing"})
+      if (has(timing))
+        throw UsageError(std::string(timing) + " belongs to timing, and --check does not time; drop one of them");
+    if (has("--csv") && !has("--record-failures"))  // --check writes rows only with --record-failures
+      throw UsageError("--csv writes timed rows, and --check does not time: drop one of them (or add "
+                       "--record-failures to write the checked rows)");
+  }
+  if (has("--time-only")) o.mode = Mode::TimeOnly;
+  o.compare_cublas = !has("--no-cublas-timing");
+  o.record_failures = has("--record-failures");
+  if (has("--variant") && !has("--csv")) throw UsageError("--variant labels CSV rows; it needs --csv");
+
+  const bool have_sizes = has("--sizes");
+  const int mnk_given = has("-m") + has("-n") + has("-k");
   if (mnk_given != 0) {
     if (mnk_given != 3) throw UsageError("give -m, -n and -k together");
     if (have_sizes) throw UsageError("give either -m/-n/-k or --size/--sizes, not both");
-    Shape s{parse_dim(m, "M"), parse_dim(n, "N"), parse_dim(k, "K")};
-    check_indexable(s);
-    o.shapes = {s};
-    have_sizes = true;
+    o.shapes = {{parse_dim(m, "M"), parse_dim(n, "N"), parse_dim(k, "K")}};
   }
-  const bool loading = !o.load_a.empty() || !o.load_b.empty() || !o.load_c.empty();
+  const bool loading = has("--load-a") || has("--load-b") || has("--load-c");
   if (loading) {
-    if (o.load_a.empty() || o.load_b.empty()) throw UsageError("--load-a and --load-b go together");
-    if (have_sizes) throw UsageError("sizes come from the loaded files; drop --size/-m/-n/-k");
+    if (!has("--load-a") || !has("--load-b"))
+      throw UsageError(has("--load-c") ? "--load-c needs --load-a and --load-b" : "--load-a and --load-b go together");
+    if (have_sizes || mnk_given) throw UsageError("sizes come from the loaded files; drop --size/-m/-n/-k");
     o.shapes = {};  // filled in from the files by the harness
   }
-  if (!o.load_c.empty() && o.beta == 0.0f) throw UsageError("--load-c needs a non-zero --beta (beta 0 never reads C)");
-  if (!o.save_c.empty() && o.mode == Mode::TimeOnly) throw UsageError("--save-c needs a verified result; drop --time-only");
+  for (const Shape& s : o.shapes) check_indexable(s, o.pad_a, o.pad_b, o.pad_c);
+  if (has("--load-c") && o.beta == 0.0f) throw UsageError("--load-c needs a non-zero --beta (beta 0 never reads C)");
+  if (has("--save-c") && o.mode == Mode::TimeOnly)
+    throw UsageError("--save-c needs a verified result; drop --time-only");
+  if (has("--csv") && has("--save-c") && o.csv_path == o.save_c)
+    throw UsageError("--csv and --save-c name the same file '" + printable(o.csv_path) + "'");
   return o;
 }
 

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace sgemm {
@@ -59,6 +60,9 @@ inline constexpr int kGuardCells = 64;
 inline constexpr int kMaxDim = 1000000;
 // Largest --ld-pad value.
 inline constexpr int kMaxPad = 1024;
+// Largest --reps and --warmup: 10000 repetitions of 8192^3 already take minutes.
+inline constexpr int kMaxReps = 10000;
+inline constexpr int kMaxWarmup = 1000;
 
 Options parse_args(int argc, const char* const* argv);
 std::string usage(const std::string& program);
@@ -67,6 +71,14 @@ std::string usage(const std::string& program);
 int parse_dim(const std::string& text, const std::string& what);
 Shape parse_shape(const std::string& text);               // "S" or "MxNxK"
 std::vector<Shape> parse_shape_list(const std::string& text);  // comma-separated shapes
-void check_indexable(const Shape& s);  // every matrix must be indexable with 32-bit ints
+// Every matrix, with its row padding (--ld-pad) and C's guard columns, must be indexable
+// with 32-bit ints; the message names the matrix that is not.
+void check_indexable(const Shape& s, int pad_a = 0, int pad_b = 0, int pad_c = 0);
+// M, N and K of a shape that came from files must be at most kMaxDim, as typed ones are.
+void check_dims(const Shape& s);
+
+// `text` as it may appear inside a one-line message: control and non-ASCII bytes escaped
+// (\n, \xNN), cut to about `max_chars` characters.
+std::string printable(std::string_view text, std::size_t max_chars = 80);
 
 }  // namespace sgemm

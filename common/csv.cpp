@@ -1,5 +1,7 @@
 #include "csv.hpp"
 
+#include "io.hpp"
+
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -58,19 +60,6 @@ std::string to_csv(const ResultRow& r) {
   return line;
 }
 
-void append_csv(const std::string& path, const ResultRow& row) {
-  std::string first_line;
-  {
-    std::ifstream in(path);
-    if (in) std::getline(in, first_line);
-  }
-  if (!first_line.empty() && first_line != csv_header())
-    throw std::runtime_error(path + ": existing file has a different header; move it away first");
-  std::ofstream out(path, std::ios::app);
-  if (!out) throw std::runtime_error(path + ": cannot open for appending");
-  if (first_line.empty()) out << csv_header() << '\n';
-  out << to_csv(row) << '\n';
-  if (!out) throw std::runtime_error(path + ": write failed");
-}
+void append_csv(const std::string& path, const ResultRow& row) { CsvOutput(path).append(row); }
 
 }  // namespace sgemm

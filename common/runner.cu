@@ -27,7 +27,9 @@
 
 #include "cli.hpp"
 #include "csv.hpp"
+#include "driver.hpp"
 #include "inputs.hpp"
+#include "io.hpp"
 #include "npy.hpp"
 #include "reference.cuh"
 #include "sgemm.cuh"
@@ -110,7 +112,11 @@ std::string now_utc() {
 int select_device(int device) {
   int count = 0;
   const cudaError_t err = cudaGetDeviceCount(&count);
-  if (err == cudaErrorNoDevice || err == cudaErrorInsufficientDriver || (err == cudaSuccess && count == 0)) {
+  if (err == cudaErrorInsufficientDriver) {  // no driver (skip), or one too old for a GPU here (fail)
+    cudaGetLastError();
+    throw NoGpu("no CUDA GPU found (" + explain_insufficient_driver(CUDART_VERSION) + ")");
+  }
+  if (err == cudaErrorNoDevice || (err == cudaSuccess && count == 0)) {
     cudaGetLastError();
     throw NoGpu(std::string("no CUDA GPU found (cudaGetDeviceCount: ") + cudaGetErrorName(err) +
                 "); this program needs an NVIDIA GPU (the host tests do not)");
@@ -188,30 +194,15 @@ HostInputs make_inputs(const Options& o, const Shape& s) {
   return in;
 }
 
-// A bad input file is bad input: a usage error, not a run-time failure.
-Matrix read_input(const std::string& path) {
-  try {
-    return read_npy(path);
-  } catch (const std::runtime_error& e) {
-    throw UsageError(e.what());
-  }
-}
-
+// Reads and judges the .npy inputs on the host (io.hpp): a bad file is a usage error.
 HostInputs load_inputs(const Options& o) {
-  Matrix a = read_input(o.load_a), b = read_input(o.load_b);
-  if (a.cols != b.rows)
-    throw UsageError(o.load_a + " is " + std::to_string(a.rows) + "x" + std::to_string(a.cols) + " but " +
-                     o.load_b + " has " + std::to_string(b.rows) + " rows (A's columns and B's rows must match)");
+  LoadedMatrices m = load_matrices(o);
   HostInputs in;
-  in.shape = {a.rows, b.cols, a.cols};
-  check_indexable(in.shape);
-  in.A = std::move(a.data);
-  in.B = std::move(b.data);
+  in.shape = m.shape;
+  in.A = std::move(m.A);
+  in.B = std::move(m.B);
   if (!o.load_c.empty()) {
-    Matrix c = read_input(o.load_c);
-    if (c.rows != in.shape.m || c.cols != in.shape.n)
-      throw UsageError(o.load_c + " must be " + std::to_string(in.shape.m) + "x" + std::to_string(in.shape.n));
-    in.C = std::move(c.data);
+    in.C = std::move(m.C);
   } else {
     in.C.resize(std::size_t(in.shape.m) * in.shape.n);
     fill_uniform(in.C, o.seed, 3);
@@ -442,6 +433,15 @@ int run_step(int argc, char** argv, const char* step_name, LaunchFn launch, int 
     if (const char* tf32 = std::getenv("NVIDIA_TF32_OVERRIDE"); tf32 && std::string(tf32) != "0")
       throw UsageError("NVIDIA_TF32_OVERRIDE is set: the FP32 baseline must not use TF32; unset it");
 
+    // Every input file is read and judged, and every output path opened, before the GPU
+    // is touched: a bad file costs no CUDA start-up, needs no GPU, and loses no result.
+    std::vector<HostInputs> loaded;
+    if (!o.load_a.empty()) {
+      loaded.push_back(load_inputs(o));
+      o.shapes = {loaded.front().shape};
+    }
+    Outputs outputs = open_outputs(o, o.shapes.back());
+
     select_device(o.device);
     if (required_sm != 0) {
       cudaDeviceProp prop{};
@@ -458,11 +458,6 @@ int run_step(int argc, char** argv, const char* step_name, LaunchFn launch, int 
     CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, o.device));
     const std::size_t flush_floats = 2 * std::size_t(l2_bytes) / sizeof(float);
 
-    std::vector<HostInputs> loaded;
-    if (!o.load_a.empty()) {
-      loaded.push_back(load_inputs(o));
-      o.shapes = {loaded.front().shape};
-    }
     print_header(step_name, prov);
     bool all_ok = true;
     for (std::size_t si = 0; si < o.shapes.size(); ++si) {
@@ -518,7 +513,7 @@ int run_step(int argc, char** argv, const char* step_name, LaunchFn launch, int 
       }
       if (o.mode == Mode::CheckOnly) {
         std::printf("%7d %7d %7d  %-6s %s\n", s.m, s.n, s.k, check.c_str(), accuracy);
-        if (!o.csv_path.empty() && o.record_failures) append_csv(o.csv_path, row);
+        if (outputs.csv.is_open() && o.record_failures) outputs.csv.append(row);
       } else {
         const ShapeRun::Times t = run.time(launch);
         if (row.verified) {  // the result left by the last timed run must hold too
@@ -546,12 +541,12 @@ int run_step(int argc, char** argv, const char* step_name, LaunchFn launch, int 
         std::printf("%7d %7d %7d  %-6s %33s %5d %10.4f %10.4f %10.1f %10.1f %7.3f\n", s.m, s.n, s.k, check.c_str(),
                     accuracy, row.reps, row.ms_median, row.ms_min, row.gflops, row.cublas_gflops,
                     row.ratio_to_cublas);
-        if (!o.csv_path.empty()) append_csv(o.csv_path, row);
+        if (outputs.csv.is_open()) outputs.csv.append(row);
       }
       std::fflush(stdout);
-      if (!o.save_c.empty() && si + 1 == o.shapes.size()) {
+      if (outputs.save_c.is_open() && si + 1 == o.shapes.size()) {
         const CLayout& L = run.layout();
-        write_npy(o.save_c, got.data() + L.front, L.M, L.N, L.ldc);
+        outputs.save_c.write(got.data() + L.front, L.M, L.N, L.ldc);
       }
     }
     destroy_cublas_handle();

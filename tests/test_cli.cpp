@@ -46,17 +46,20 @@ TEST_CASE("sizes: single, list, MxNxK and -m/-n/-k") {
 
 TEST_CASE("options are read") {
   const Options o = parse({"--alpha", "-1.5", "--beta", "0.25", "--reps", "7", "--warmup", "0", "--seed", "99",
-                           "--check", "--csv", "out.csv", "--variant", "A=1;B=2", "--device", "1"});
+                           "--time-only", "--csv", "out.csv", "--variant", "A=1;B=2", "--device", "1",
+                           "--no-cublas-timing"});
   CHECK(o.alpha == -1.5f);
   CHECK(o.beta == 0.25f);
   CHECK(o.reps == 7);
   CHECK(o.warmup == 0);
   CHECK(o.seed == 99);
-  CHECK(o.mode == Mode::CheckOnly);
+  CHECK(o.mode == Mode::TimeOnly);
   CHECK(o.csv_path == "out.csv");
   CHECK(o.variant == "A=1;B=2");
   CHECK(o.device == 1);
-  CHECK(parse({"--time-only"}).mode == Mode::TimeOnly);
+  CHECK_FALSE(o.compare_cublas);
+  CHECK(parse({"--check", "--alpha", "2"}).mode == Mode::CheckOnly);
+  CHECK(parse({"--csv", "f.csv", "--variant", ""}).variant.empty());  // the default tunables' label
   CHECK(parse({"--help"}).help);
   CHECK(parse({"-h"}).help);
 }
@@ -77,6 +80,13 @@ TEST_CASE("bad sizes are rejected with a message naming the problem") {
   CHECK(contains(error_of({"--sizes", "1,2,"}), "empty size"));
   CHECK(contains(error_of({"--size", "1,2"}), "one size"));
   CHECK(contains(error_of({"--size", "100000"}), "fewer than 2^31 elements"));  // 10^10 elements
+  // 46340^2 < 2^31, but C with its guard columns is 46340 x 46344 > 2^31: the message says so.
+  CHECK(contains(error_of({"--size", "46340"}), "C is stored as 46340 x 46344 (N + 4 guard columns) = 2147580960"));
+  CHECK(contains(error_of({"--size", "46341x1x46341"}), "A is stored as 46341 x 46341"));
+  CHECK(contains(error_of({"--size", "1x46341x46341"}), "B is stored as 46341 x 46341"));
+  CHECK(parse({"--size", "46000"}).shapes.size() == 1);
+  CHECK(contains(error_of({"--size", "46000", "--ld-pad", "0,0,1024"}), "C is stored as 46000 x 47028 (N + 4 guard columns + ld-pad 1024)"));
+  CHECK(contains(error_of({"--ld-pad", "100,0,0", "--size", "46300"}), "A is stored as 46300 x 46400 (K + ld-pad 100)"));
   CHECK(contains(error_of({"-m", "5", "-n", "6"}), "-m, -n and -k together"));
   CHECK(contains(error_of({"-m", "5", "-n", "6", "-k", "7", "--size", "4"}), "not both"));
   CHECK(contains(error_of({"--size", "4", "--sizes", "5"}), "once"));
@@ -85,7 +95,7 @@ TEST_CASE("bad sizes are rejected with a message naming the problem") {
 TEST_CASE("bad options are rejected") {
   CHECK(contains(error_of({"--alpha"}), "needs a value"));
   CHECK(contains(error_of({"--alpha", "x"}), "alpha must be a number"));
-  CHECK(contains(error_of({"--beta", "1e99"}), "finite"));
+  CHECK(contains(error_of({"--beta", "1e99"}), "beyond the largest finite float"));
   CHECK(contains(error_of({"--beta", "nan"}), "finite"));
   CHECK(contains(error_of({"--beta", " 1"}), "must be a number"));
   CHECK(contains(error_of({"--reps", "0"}), "at least 1"));
@@ -109,4 +119,79 @@ TEST_CASE("usage text names every option") {
   for (const char* opt : {"--size", "--sizes", "--alpha", "--beta", "--seed", "--reps", "--warmup", "--check",
                           "--time-only", "--csv", "--load-a", "--load-b", "--load-c", "--save-c", "--help"})
     CHECK(contains(u, opt));
+}
+
+TEST_CASE("floats: subnormals are floats; overflow, NaN and underflow to zero are not") {
+  CHECK(parse({"--alpha", "1e-40"}).alpha == 1e-40f);  // subnormal: strtof reports ERANGE, still a float
+  CHECK(parse({"--alpha", "0x1p-149"}).alpha == 0x1p-149f);
+  CHECK(parse({"--beta", "0"}).beta == 0.0f);
+  CHECK(parse({"--beta", "-0.0"}).beta == 0.0f);
+  CHECK(parse({"--alpha", "3.4e38"}).alpha == 3.4e38f);
+  CHECK(contains(error_of({"--alpha", "1e-50"}), "would round to 0"));
+  CHECK(contains(error_of({"--alpha", "-1e39"}), "beyond the largest finite float"));
+  CHECK(contains(error_of({"--alpha", "inf"}), "must be a finite float"));
+  CHECK(contains(error_of({"--alpha", "-nan"}), "must be a finite float"));
+}
+
+TEST_CASE("every option is given once") {
+  CHECK(contains(error_of({"-m", "5", "-m", "6", "-n", "1", "-k", "1"}), "option -m given twice"));
+  CHECK(contains(error_of({"--alpha", "1", "--alpha", "2"}), "option --alpha given twice"));
+  CHECK(contains(error_of({"--beta", "1", "--beta", "1"}), "option --beta given twice"));
+  CHECK(contains(error_of({"--csv", "a.csv", "--csv", "b.csv"}), "option --csv given twice"));
+  CHECK(contains(error_of({"--check", "--check"}), "option --check given twice"));
+  CHECK(contains(error_of({"--size", "4", "--size", "5"}), "give the sizes once"));
+  CHECK(parse({"-h", "--help"}).help);
+}
+
+TEST_CASE("modes that contradict or ignore an option are errors") {
+  CHECK(contains(error_of({"--check", "--time-only"}), "--check and --time-only exclude each other"));
+  CHECK(contains(error_of({"--time-only", "--check"}), "--check and --time-only exclude each other"));
+  CHECK(contains(error_of({"--check", "--csv", "f.csv"}), "--csv writes timed rows, and --check does not time"));
+  CHECK(parse({"--check", "--csv", "f.csv", "--record-failures"}).record_failures);  // checked rows, failed ones too
+  CHECK(contains(error_of({"--check", "--reps", "3"}), "--reps belongs to timing"));
+  CHECK(contains(error_of({"--warmup", "1", "--check"}), "--warmup belongs to timing"));
+  CHECK(contains(error_of({"--check", "--no-cublas-timing"}), "--no-cublas-timing belongs to timing"));
+  CHECK(contains(error_of({"--variant", "X=1"}), "--variant labels CSV rows; it needs --csv"));
+  CHECK(contains(error_of({"--csv", "same", "--save-c", "same"}), "name the same file"));
+  CHECK(contains(error_of({"--load-c", "c.npy", "--beta", "1"}), "--load-c needs --load-a and --load-b"));
+}
+
+TEST_CASE("empty values and options in place of values are errors") {
+  CHECK(contains(error_of({"--csv", ""}), "--csv needs a file name, got an empty one"));
+  CHECK(contains(error_of({"--save-c", ""}), "--save-c needs a file name"));
+  CHECK(contains(error_of({"--load-a", "", "--load-b", ""}), "--load-a needs a file name"));
+  CHECK(contains(error_of({"--csv", "--check"}), "option --csv needs a value, but is followed by the option --check"));
+  CHECK(contains(error_of({"--alpha", "--beta", "2"}), "option --alpha needs a value, but is followed by the option --beta"));
+  CHECK(contains(error_of({"-m", "-n", "5", "-k", "5"}), "option -m needs a value, but is followed by the option -n"));
+  CHECK(contains(error_of({"--save-c", "-x.npy"}), "looks like an option"));
+  CHECK(contains(error_of({"--csv", "-"}), "/dev/stdout"));
+  CHECK(contains(error_of({"--alpha=2"}), "write '--alpha 2', not '--alpha=2'"));
+  CHECK(contains(error_of({"stray"}), "unexpected argument 'stray'"));
+  CHECK(contains(error_of({"--size", "-5"}), "size must be at least 1, got -5"));  // a number, not an option
+}
+
+TEST_CASE("repetitions are capped") {
+  CHECK(parse({"--reps", "10000", "--warmup", "1000"}).reps == kMaxReps);
+  CHECK(contains(error_of({"--reps", "2147483647"}), "reps must be at most 10000"));
+  CHECK(contains(error_of({"--warmup", "2147483647"}), "warmup must be at most 1000"));
+}
+
+TEST_CASE("messages are one line: echoed text is made printable") {
+  CHECK(printable("a\nb\x01") == "a\\nb\\x01");
+  CHECK(printable(std::string(500, 'x'), 10) == std::string(10, 'x') + "...");
+  const std::string e = error_of({"--alpha", "1\n2"});
+  CHECK(contains(e, "'1\\n2'"));
+  CHECK_FALSE(contains(e, "\n"));
+  CHECK_FALSE(contains(error_of({"--frob\nnicate"}), "\n"));
+}
+
+TEST_CASE("shapes from files obey the same limits as typed ones") {
+  CHECK_NOTHROW(check_dims({kMaxDim, 1, kMaxDim}));
+  std::string message;
+  try {
+    check_dims({1, kMaxDim + 1, 1});
+  } catch (const UsageError& e) {
+    message = e.what();
+  }
+  CHECK(contains(message, "N = 1000001 is more than 1000000"));
 }
