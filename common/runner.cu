@@ -33,7 +33,15 @@
 #include "npy.hpp"
 #include "reference.cuh"
 #include "sgemm.cuh"
+// CMake generates sgemm_build_info.h (git revision, architectures, flags) for the CSV rows;
+// a step built alone, with the nvcc line in its header, has none and says so.
+#if __has_include("sgemm_build_info.h")
 #include "sgemm_build_info.h"
+#else
+#define SGEMM_GIT_REV "unknown"
+#define SGEMM_CUDA_ARCHS "unknown"
+#define SGEMM_BUILD_FLAGS "unknown (built without CMake)"
+#endif
 #include "verify.hpp"
 
 namespace sgemm {
@@ -399,9 +407,18 @@ void print_header(const char* step, const Provenance& p) {
               "err RMS", "cuBLAS", "chk s", "reps", "ms med", "ms min", "GFLOPS", "cuBLAS", "ratio");
 }
 
+// "steps/05_thread_tiling/thread_tiling.cu" -> "05_thread_tiling"; a plain name stays.
+std::string step_folder(std::string name) {
+  if (!name.ends_with(".cu") || name.find('/') == std::string::npos) return name;
+  name.erase(name.rfind('/'));              // the folder: "/slug.cu" dropped
+  return name.substr(name.rfind('/') + 1);  // npos + 1 == 0: no folder above it
+}
+
 }  // namespace
 
 int run_step(int argc, char** argv, const char* step_name, LaunchFn launch, int required_sm) {
+  const std::string step = step_folder(step_name);  // a step built alone passes its __FILE__
+  step_name = step.c_str();
   const std::string program = argc > 0 ? argv[0] : step_name;
   try {
     Options o = parse_args(argc, argv);

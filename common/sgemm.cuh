@@ -39,5 +39,5 @@ __host__ __device__ constexpr int ceil_div(int a, int b) { return (a + b - 1) / 
 }  // namespace sgemm
 
 #ifndef SGEMM_STEP
-#define SGEMM_STEP "unnamed_step"  // CMake's add_step() names each step after its folder
+#define SGEMM_STEP __FILE__  // CMake names each step after its folder; built alone, run_step() does
 #endif

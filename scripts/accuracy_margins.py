@@ -18,20 +18,17 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-BENCH = "1024,2048,4096,8192,1024x1024x8192,256x256x16384"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import project  # noqa: E402
+
+BENCH = project.shapes("bench")
 ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\d+)\s+(ok|FAILED)(?:[^;]*;\s*error max)?\s+([0-9.e+naif-]+)")
 LIMIT = re.compile(r"FP32-grade limit ([0-9.e+]+) u")
 
 
 def suite_groups() -> list[tuple[str, str, str, str, list[str]]]:
-    """(name, sizes, alpha, beta, extra options) of the GPU suite's groups."""
-    text = (ROOT / "tests" / "gpu_suite.cmake").read_text()
-    groups = []
-    for line in re.findall(r'^\s*"([a-z0-9_]+\|[^"]+)"', text, re.M):
-        name, sizes, alpha, beta, *extra = line.split("|")
-        groups.append((name, sizes, alpha, beta, extra))
-    return groups
+    """(name, sizes, alpha, beta, extra options) of the GPU suite's groups (tests/shapes.txt)."""
+    return project.gpu_groups()
 
 
 def run(exe: Path, args: list[str]) -> tuple[list[tuple[str, str, float]], float]:
@@ -56,7 +53,7 @@ def main() -> int:
     ap.add_argument("--out", type=Path, help="also write the per-shape rows here (CSV)")
     args = ap.parse_args()
     bin_dir = args.build / "bin"
-    steps = args.steps.split() or sorted(p.name for p in bin_dir.iterdir() if re.match(r"^\d\d_", p.name))
+    steps = args.steps.split() or project.steps()
     runs = [(name, ["--sizes", sizes, "--alpha", alpha, "--beta", beta] + extra)
             for name, sizes, alpha, beta, extra in suite_groups() if alpha != "0"]
     runs.append(("bench", ["--sizes", BENCH, "--alpha", "1", "--beta", "0"]))

@@ -8,8 +8,9 @@
 #   scripts/bench.sh [--build DIR] [--sizes LIST] [--steps "01_initial 12_double_buffer"] [--no-plots]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/lib.sh
 build=build
-sizes=1024,2048,4096,8192,1024x1024x8192,256x256x16384
+sizes=$(shapes bench)
 steps=""
 plots=1
 while [ $# -gt 0 ]; do
@@ -34,7 +35,7 @@ scripts/ensure_deps.sh
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DSGEMM_BUILD_TESTS=OFF >/dev/null
 cmake --build "$build" -j "$(nproc)"
 
-[ -n "$steps" ] || steps=$(cd "$build/bin" && ls -1 | grep -E '^[0-9]{2}_[a-z0-9_]+$' | sort)
+[ -n "$steps" ] || steps=$(list_steps)
 mkdir -p "results/$slug"
 for step in $steps; do
   csv="results/$slug/$step.csv"

@@ -10,15 +10,16 @@
 #           compare=FILE (profiled variants for the pages' comparison tables; see below)
 set -uo pipefail
 cd "$(dirname "$0")/.."
+source scripts/lib.sh
 out=${1:?usage: scripts/device_run.sh OUT_DIR PHASE...}
 shift
 logs="$out/logs"
 mkdir -p "$logs"
 build=build-device
 status=0
-NCU_METRICS=sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active,smsp__inst_executed_pipe_lsu.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,lts__t_sector_hit_rate.pct,dram__bytes_read.sum,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__average_warp_latency_issue_stalled_barrier.ratio,smsp__average_warp_latency_issue_stalled_long_scoreboard.ratio,smsp__average_warp_latency_issue_stalled_mio_throttle.ratio,smsp__average_warp_latency_issue_stalled_short_scoreboard.ratio,smsp__inst_executed.sum,smsp__sass_thread_inst_executed_op_ffma_pred_on.sum,launch__registers_per_thread,launch__occupancy_limit_registers,sm__throughput.avg.pct_of_peak_sustained_elapsed
-# The comparison tables add the store wavefronts and the other stall reasons that moved.
-NCU_COMPARE_METRICS=l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,smsp__average_warp_latency_issue_stalled_dispatch_stall.ratio,smsp__average_warp_latency_issue_stalled_wait.ratio,smsp__average_warp_latency_issue_stalled_math_pipe_throttle.ratio,smsp__average_warp_latency_issue_stalled_not_selected.ratio
+# The metric names live in scripts/ncu_metrics.txt; the comparison tables add the set "compare".
+NCU_METRICS=$(python3 scripts/ncu_collect.py --list profile)
+NCU_COMPARE_METRICS=$(python3 scripts/ncu_collect.py --list profile,compare)
 note() { echo "== $* ($(date -u +%T))" | tee -a "$out/summary.txt"; }
 
 for phase in "$@"; do
@@ -30,7 +31,8 @@ for phase in "$@"; do
       if ls .deps/catch2_*.deb >/dev/null 2>&1; then  # Catch2 travels as a .deb: no registry there
         mkdir -p /tmp/catch2 && dpkg -x .deps/catch2_*.deb /tmp/catch2 && prefix=/tmp/catch2/usr
       fi
-      cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+      # The architectures are CMake's default (the GPU present); CUDAARCHS=... overrides it.
+      cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release \
             ${prefix:+-DCMAKE_PREFIX_PATH=$prefix} > "$logs/configure.log" 2>&1 || status=1
       cmake --build "$build" -j "$(nproc)" > "$logs/build.log" 2>&1 || status=1
       grep -E "error|registers|spill" "$logs/build.log" | tail -n 40 >> "$out/summary.txt"
@@ -47,8 +49,8 @@ for phase in "$@"; do
       ;;
     sass)
       note sass
-      for exe in "$build"/bin/[0-9][0-9]_*; do
-        step=$(basename "$exe")
+      for step in $(list_steps); do
+        exe="$build/bin/$step"
         cuobjdump --dump-sass "$exe" > "$logs/$step.sass" 2>&1
         # The kernel's static instruction mix, by opcode (predicates stripped): FFMA, shared
         # loads by width, shared stores, async copies, global loads, local memory, barriers.
@@ -60,7 +62,7 @@ for phase in "$@"; do
       done | tee "$logs/sass_stats.txt" >> "$out/summary.txt"
       ;;
     bench|bench=*)
-      sizes=${phase#bench}; sizes=${sizes#=}; sizes=${sizes:-1024,2048,4096,8192,1024x1024x8192,256x256x16384}
+      sizes=${phase#bench}; sizes=${sizes#=}; sizes=${sizes:-$(shapes bench)}
       note "bench $sizes"
       scripts/bench.sh --build "$build" --sizes "$sizes" --no-plots > "$logs/bench.log" 2>&1 || status=1
       grep -E "^[0-9]{2}_| 4096 " "$logs/bench.log" >> "$out/summary.txt"
@@ -96,7 +98,7 @@ for phase in "$@"; do
             > "$logs/ncu.$step.csv" 2>&1 || status=1
         runs+=("$step=$logs/ncu.$step.csv")
       done
-      python3 scripts/ncu_collect.py --out "$logs/ncu_4096.csv" "${runs[@]}" || status=1
+      python3 scripts/ncu_collect.py --out "$logs/ncu_4096.csv" --metrics profile "${runs[@]}" || status=1
       ;;
     compare=*)
       # One line per column of a page's comparison table: PAGE|LABEL|STEP|NAME=V NAME=V...
@@ -116,13 +118,13 @@ for phase in "$@"; do
           [ -n "$exe" ] || { echo "compare: $step $sets did not build" >> "$out/summary.txt"; status=1; continue; }
         fi
         # A column is profiled only if it computes the right answer.
-        "$exe" --check --sizes 1x1x1,127x129x33,255x257x17 --beta 0.5 < /dev/null > "$logs/compare.$n.check.log" 2>&1 \
+        "$exe" --check --sizes "$(shapes variant_check)" --beta 0.5 < /dev/null > "$logs/compare.$n.check.log" 2>&1 \
           || { echo "compare: $step $sets FAILED its check" >> "$out/summary.txt"; status=1; continue; }
-        ncu --clock-control none --kernel-name sgemm_kernel --launch-count 1 --metrics "$NCU_METRICS,$NCU_COMPARE_METRICS" \
+        ncu --clock-control none --kernel-name sgemm_kernel --launch-count 1 --metrics "$NCU_COMPARE_METRICS" \
             --csv "$exe" --size 4096 --time-only --reps 1 --warmup 0 --no-cublas-timing < /dev/null > "$logs/compare.$n.csv" 2>&1 || status=1
         runs+=("$page|$label=$logs/compare.$n.csv")
       done < "$file"
-      python3 scripts/ncu_collect.py --out "$logs/compare_4096.csv" --keys step,variant "${runs[@]}" || status=1
+      python3 scripts/ncu_collect.py --out "$logs/compare_4096.csv" --keys step,variant --metrics profile,compare "${runs[@]}" || status=1
       ;;
     *) echo "device_run.sh: unknown phase $phase" >&2; status=2 ;;
   esac

@@ -17,12 +17,13 @@ A fault counts as caught only by the failure it is meant to cause:
              (memcheck runs with --padding: reads into the padding after an allocation are
              errors even where another allocation would follow)
 
-Every run uses alpha != 1. Run after CMake has built the harness:
+Every run uses alpha != 1. The controls and mutants are built by the project's CMake build,
+like the steps (scripts/sweep.py's build_variants), for the build's architectures. Run after
+CMake has configured the build:
 
     scripts/planted_faults.py --build build
 """
 import argparse
-import concurrent.futures
 import os
 import re
 import subprocess
@@ -30,17 +31,17 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from sweep import compile_variant, step_source  # noqa: E402
+import project  # noqa: E402
+from sweep import build_variants, step_source  # noqa: E402
 
 SANITIZER_EXIT = 99
 MEMCHECK_PADDING = 1 << 20  # bytes after each allocation that memcheck treats as out of bounds
 TF32 = ("{ unsigned bits; asm(\"cvt.rna.tf32.f32 %0, %1;\" : \"=r\"(bits) : \"f\"(X)); "
         "return __uint_as_float(bits); }")
 
-# Shapes: large K at the suite's K (20000, 16385, 8191), small K and edge shapes.
-LARGE_K = "64x64x20000,33x65x16385,128x128x8191"
-EDGES = "1x1x1,17x31x13,129x127x65,300x300x100"
-
+# Shapes (tests/shapes.txt): large K at the suite's K (20000, 16385, 8191), and edge shapes.
+LARGE_K = project.shapes("gpu.large_k")
+EDGES = project.shapes("faults.edges")
 
 # (name, step, [(text in the step, replacement)], [(arguments, expected failure)])
 FAULTS = [
@@ -139,15 +140,6 @@ FAILED_LINE = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\d+)\s+(?:after timing: )?FAILED
 OK_LINE = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\d+)\s+ok\s+([0-9.e+-]+)")
 
 
-def gpu_arch() -> str:
-    """The compute capability of the GPU present, e.g. '90' (the variants are built for it)."""
-    r = subprocess.run(["nvidia-smi", "--query-gpu=compute_cap", "--format=csv,noheader"],
-                       capture_output=True, text=True)
-    if r.returncode != 0 or not r.stdout.strip():
-        sys.exit("planted_faults: no GPU found (nvidia-smi); the faults must run on one")
-    return r.stdout.splitlines()[0].strip().replace(".", "")
-
-
 def command(exe: Path, args: str, expect: str) -> list[str]:
     if expect in ("racecheck", "memcheck"):
         padding = ["--padding", str(MEMCHECK_PADDING)] if expect == "memcheck" else []
@@ -186,14 +178,10 @@ def judge(r: subprocess.CompletedProcess, args: str, expect: str) -> tuple[bool,
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build", default="build", type=Path)
-    ap.add_argument("--arch", default=None, help="compute capability to build for (default: the GPU present)")
     args = ap.parse_args()
-    arch = args.arch or gpu_arch()
-    work = args.build / "planted_faults"
-    work.mkdir(parents=True, exist_ok=True)
 
     # Every source first (so a fault list that no longer matches its step stops at once), then
-    # all builds in parallel: the negative controls (each step unmodified) and the mutants.
+    # the builds, a step's in parallel: the negative controls (each step unmodified) and the mutants.
     sources = {f"control_{step}": (step, step_source(step).read_text()) for step in sorted({f[1] for f in FAULTS})}
     for n, (name, step, edits, runs) in enumerate(FAULTS):
         text = step_source(step).read_text()
@@ -204,22 +192,21 @@ def main() -> int:
             text = text.replace(old, new)
         sources[f"fault{n}"] = (step, text)
 
-    def build(stem: str) -> tuple[str, str]:
-        step, text = sources[stem]
-        (work / f"{stem}.cu").write_text(text)
-        return stem, compile_variant(work / f"{stem}.cu", work / stem, step, args.build, arch)
-
-    with concurrent.futures.ThreadPoolExecutor(os.cpu_count()) as pool:
-        for stem, status in pool.map(build, sources):
+    exes = {}  # stem -> executable
+    for step in sorted({step for step, _ in sources.values()}):
+        stems = [stem for stem, (s, _) in sources.items() if s == step]
+        built = build_variants(args.build, step, [(stem, sources[stem][1]) for stem in stems], os.cpu_count())
+        for stem, (exe, status) in zip(stems, built):
             if not status.startswith("ok"):
-                print(f"planted_faults: {stem} ({sources[stem][0]}) did not build: {status}")
+                print(f"planted_faults: {stem} ({step}) did not build: {status}")
                 return 2
+            exes[stem] = exe
 
     # Negative controls: each step, unmodified, through the same build path and the same runs.
     controls_ok = True
     for _, step, _, runs in FAULTS:
         for run_args, expect in runs:
-            r = subprocess.run(command(work / f"control_{step}", run_args, expect), capture_output=True, text=True)
+            r = subprocess.run(command(exes[f"control_{step}"], run_args, expect), capture_output=True, text=True)
             ok = r.returncode == 0
             controls_ok &= ok
             print(f"{'pass' if ok else 'FAIL'}    unmodified {step} [{run_args}] ({expect}) -> exit {r.returncode}",
@@ -232,7 +219,7 @@ def main() -> int:
     for n, (name, step, edits, runs) in enumerate(FAULTS):
         for run_args, expect in runs:
             runs_total += 1
-            r = subprocess.run(command(work / f"fault{n}", run_args, expect), capture_output=True, text=True)
+            r = subprocess.run(command(exes[f"fault{n}"], run_args, expect), capture_output=True, text=True)
             caught, detail = judge(r, run_args, expect)
             missed += not caught
             print(f"{'caught' if caught else 'MISSED'}  {name} [{step}; {run_args}] -> exit {r.returncode} "

@@ -9,12 +9,13 @@
 #   scripts/sanitize.sh [BUILD_DIR] [LOG_DIR]     (defaults: build, build/sanitizer)
 # Exits non-zero if any tool reports an error or any check fails.
 set -euo pipefail
+source "$(dirname "$0")/lib.sh"
 build=${1:-build}
 logs=${2:-$build/sanitizer}
 mkdir -p "$logs"
 command -v compute-sanitizer >/dev/null || { echo "compute-sanitizer not found (it ships with the CUDA toolkit)"; exit 2; }
-sizes="1x1x1,17x31x13,129x127x65,257x255x33,64x64x300,300x300x200,384x256x160"
-timed="--sizes 256x256x160 --reps 2 --warmup 1 --no-cublas-timing"  # the timing loop's launches
+sizes=$(shapes sanitize)
+timed="--sizes $(shapes sanitize_timed) --reps 2 --warmup 1 --no-cublas-timing"  # the timing loop's launches
 fail=0
 run() {  # tool step beta
   local tool=$1 step=$2 beta=$3 log="$logs/$2.$1.beta$3.log" rc=0
@@ -33,7 +34,7 @@ run() {  # tool step beta
 }
 export -f run
 export logs sizes timed build
-steps=$(cd "$build/bin" && ls -1 | grep -E '^[0-9]{2}_' | grep -v '^00_cublas$' | sort)
+steps=$(list_steps | grep -v '^00_cublas$')
 jobs=()
 for tool in memcheck racecheck synccheck initcheck; do
   for step in $steps; do

@@ -1,20 +1,23 @@
 #!/usr/bin/env bash
-# Shows how one step's kernel differs from another's: `diff -u` of their .cu files.
+# Shows how one step's kernel differs from another's: by default the code alone (the older
+# file's knobs, `constexpr int|bool NAME = VALUE;`, set to the newer file's values), then the
+# knobs the newer step re-tuned, "NAME old -> new" (see scripts/stepdiff.py).
 #
 #   scripts/stepdiff.sh 4 5          step 04 -> step 05
 #   scripts/stepdiff.sh 5            the step before 05 -> step 05
-#   scripts/stepdiff.sh --stat 5     only the counts of lines added and removed
+#   scripts/stepdiff.sh --raw 5      the plain diff, re-tuned knobs and all
+#   scripts/stepdiff.sh --stat 5     only the counts: code lines added and removed, knobs re-tuned
 #
 # A step is named by its number (5), its directory (05_thread_tiling, steps/05_thread_tiling)
-# or the part after the number (thread_tiling). The kernel of steps/NN_slug/ is slug.cu, or
-# the directory's only .cu file. Step 00 (cuBLAS) is never "the step before" another.
+# or the part after the number (thread_tiling). The kernel of steps/NN_slug/ is slug.cu.
+# Step 00 (cuBLAS) is never "the step before" another.
 set -euo pipefail
 
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-steps_dir="$repo/steps"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+repo="$SGEMM_ROOT"
 
 usage() {
-  echo "usage: scripts/stepdiff.sh [--stat] STEP [STEP]" >&2
+  echo "usage: scripts/stepdiff.sh [--raw | --stat] STEP [STEP]" >&2
   echo "  with one STEP N: diff the step before N against N" >&2
   exit 2
 }
@@ -22,16 +25,6 @@ usage() {
 die() {
   echo "stepdiff.sh: $*" >&2
   exit 2
-}
-
-# Step directory names, in step order (by number, then name).
-all_steps() {
-  local dir
-  for dir in "$steps_dir"/*/; do
-    dir="${dir%/}"
-    dir="${dir##*/}"
-    [[ "$dir" =~ ^[0-9]+_. ]] && echo "$dir"
-  done | sort -t _ -k 1,1n -k 2
 }
 
 # Prints the step directory named by $1, or fails with the list of known steps.
@@ -44,10 +37,10 @@ resolve_step() {
     elif [[ "$step" == "$arg" || "${step#*_}" == "$arg" ]]; then
       matches+=("$step")
     fi
-  done < <(all_steps)
+  done < <(list_steps)
   case ${#matches[@]} in
     1) echo "${matches[0]}" ;;
-    0) die "unknown step '$1'; known steps: $(all_steps | paste -s -d ' ' -)" ;;
+    0) die "unknown step '$1'; known steps: $(list_steps | paste -s -d ' ' -)" ;;
     *) die "step '$1' is ambiguous: ${matches[*]}" ;;
   esac
 }
@@ -62,25 +55,17 @@ previous_step() {
       return
     fi
     [[ $((10#${step%%_*})) -ne 0 ]] && previous="$step"
-  done < <(all_steps)
+  done < <(list_steps)
 }
 
 # Prints the kernel source of step $1, relative to the repository root.
 kernel_of() {
-  local step="$1" files
-  if [[ -f "$steps_dir/$step/${step#*_}.cu" ]]; then
-    echo "steps/$step/${step#*_}.cu"
-    return
-  fi
-  files=("$steps_dir/$step"/*.cu)
-  [[ ${#files[@]} -eq 1 && -f "${files[0]}" ]] ||
-    die "steps/$step has no ${step#*_}.cu and not exactly one .cu file"
-  echo "steps/$step/${files[0]##*/}"
+  echo "steps/$1/${1#*_}.cu"
 }
 
-stat=false
-if [[ "${1:-}" == "--stat" ]]; then
-  stat=true
+mode=()
+if [[ "${1:-}" == "--stat" || "${1:-}" == "--raw" ]]; then
+  mode=("$1")
   shift
 fi
 case $# in
@@ -92,17 +77,4 @@ old_file="$(kernel_of "$old")"
 new_file="$(kernel_of "$new")"
 
 cd "$repo"
-if $stat; then
-  # The same difflib count as the table in docs/step-diffs.md (diff's own count can differ
-  # by a line or two where the two algorithms align a change differently).
-  python3 -c '
-import sys
-from plots.sgemm_plots import diff_line_counts
-added, removed = diff_line_counts(sys.argv[1], sys.argv[2])
-print(f"{sys.argv[1]} -> {sys.argv[2]}: {added} lines added, {removed} lines removed")
-' "$old_file" "$new_file"
-else
-  # The labels replace file modification times, which mean nothing here. diff exits 1
-  # when the files differ, which is the expected case.
-  diff -u --label "$old_file" --label "$new_file" "$old_file" "$new_file" || [[ $? -eq 1 ]]
-fi
+exec python3 scripts/stepdiff.py "${mode[@]}" "$old_file" "$new_file"

@@ -14,6 +14,7 @@
 //         stored as 16-byte vectors where aligned: VECTOR_C).
 // Watch:  registers and spills (-Xptxas -v); FFMA share and LDS.128 count in the SASS;
 //         sm__pipe_fma_cycles_active; no_instruction stalls; waves (512 blocks at 4096^3).
+// Build alone: nvcc -std=c++20 -O3 -arch=native -Icommon common/*.cpp common/*.cu steps/14_large_thread_tile/large_thread_tile.cu -lcublas -o large_thread_tile
 #include "sgemm.cuh"
 
 constexpr int THREADS_X = 16;     // threads per block along N (columns of C)
@@ -60,11 +61,10 @@ static_assert(STAGES >= 2 && STAGES <= 4, "one stage is read while the others fi
 static_assert(THREADS % TUNE_SPLIT == 0 && BM % (THREADS / TUNE_SPLIT) == 0 && THREADS % (BN / COPY_VECTOR) == 0 &&
                   TUNE_SPLIT % (THREADS / (BN / COPY_VECTOR)) == 0,
               "the threads cover whole rows of each tile per pass, and whole passes cover the tile");
-static_assert(ASYNC_LOADS || COPY_VECTOR == 1, "vector copies are cp.async copies");
 static_assert(COPY_VECTOR == 1 || COPY_VECTOR == 2 || COPY_VECTOR == 4, "cp.async copies 4, 8 or 16 bytes");
 static_assert(BN % COPY_VECTOR == 0 && (BN + B_PAD) % COPY_VECTOR == 0,
               "every vector copy's shared destination must be aligned to its size: pad B's rows by a "
-              "multiple of COPY_VECTOR floats (the seed's +1 breaks 8-byte copies)");
+              "multiple of COPY_VECTOR floats (+1 breaks 8-byte copies)");
 static_assert(A_PAD % 4 == 0 && B_PAD % 4 == 0 && THREAD_TILE_Y % 4 == 0 && THREAD_TILE_X % 4 == 0,
               "fragments are read as aligned float4: rows and thread tiles are multiples of 4 floats");
 static_assert(TUNE_SPLIT % A_COPY_RUN == 0 && 32 % A_COPY_RUN == 0,
@@ -98,10 +98,10 @@ __device__ __forceinline__ void copy_or_zero(float* dst, const float* src, bool 
 // the matrix; zeros for the rest. One cp.async when the source is aligned to the vector
 // (src_aligned: B's rows start at multiples of COPY_VECTOR floats): it copies the valid
 // bytes and zero-fills the rest (ZERO_FILL false: all of it is valid; no source size).
-// Otherwise, one float at a time.
+// Otherwise, or without ASYNC_LOADS, one float at a time.
 template <bool ZERO_FILL>
 __device__ __forceinline__ void copy_vector_or_zero(float* dst, const float* src, int valid, bool src_aligned) {
-  if (COPY_VECTOR > 1 && src_aligned) {
+  if (ASYNC_LOADS && COPY_VECTOR > 1 && src_aligned) {
     const unsigned dst_shared = static_cast<unsigned>(__cvta_generic_to_shared(dst));
     if constexpr (ZERO_FILL)
       asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(dst_shared), "l"(src),

@@ -1,0 +1,21 @@
+# shellcheck shell=bash
+# The project's facts for the shell scripts, each read from its one place (source this file):
+#   list_steps          the step directories NN_slug, in order: steps/[0-9][0-9]_*, the
+#                       pattern CMakeLists.txt and scripts/project.py use
+#   shapes SET          the sizes of a named set of tests/shapes.txt (e.g. sanitize)
+# The target architecture is CMake's (CMAKE_CUDA_ARCHITECTURES in the build's cache); scripts
+# build through CMake and never name one.
+SGEMM_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+list_steps() {
+  local dir
+  for dir in "$SGEMM_ROOT"/steps/[0-9][0-9]_*/; do
+    dir=${dir%/}
+    echo "${dir##*/}"
+  done | LC_ALL=C sort
+}
+
+shapes() {
+  awk -v set="$1" '$1 == set { print $2; found = 1 } END { exit !found }' "$SGEMM_ROOT/tests/shapes.txt" ||
+    { echo "lib.sh: no shape set '$1' in tests/shapes.txt" >&2; return 1; }
+}

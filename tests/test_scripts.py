@@ -1,0 +1,114 @@
+"""The scripts' shared readers agree with each other and with the files they read.
+
+Run by scripts/test.sh:  python3 -m unittest discover -s tests -p "test_*.py"
+"""
+import re
+import subprocess
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+import project  # noqa: E402
+import stepdiff  # noqa: E402
+import sweep  # noqa: E402
+
+SIZE = re.compile(r"^\d+(x\d+x\d+)?$")  # N (a cube) or MxNxK
+
+
+def lib_sh(*command: str) -> str:
+    """The output of a function of scripts/lib.sh."""
+    script = f'source "{project.ROOT / "scripts" / "lib.sh"}"; "$@"'
+    return subprocess.run(["bash", "-c", script, "lib.sh", *command], check=True,
+                          capture_output=True, text=True).stdout
+
+
+class Facts(unittest.TestCase):
+    def test_the_shell_and_python_list_the_same_steps(self):
+        self.assertEqual(lib_sh("list_steps").split(), project.steps())
+        self.assertIn("12_double_buffer", project.steps())
+        for step in project.steps():
+            self.assertTrue(project.step_source(step).is_file())
+
+    def test_shape_sets_are_well_formed(self):
+        names = []
+        for line in (project.ROOT / "tests" / "shapes.txt").read_text().splitlines():
+            if not line.strip() or line.startswith("#"):
+                continue
+            fields = line.split()
+            names.append(fields[0])
+            with self.subTest(set=fields[0]):
+                self.assertTrue(all(SIZE.match(s) for s in fields[1].split(",")), fields[1])
+                if fields[0].startswith("gpu."):
+                    self.assertGreaterEqual(len(fields), 4, "a gpu.* set has SET SIZES ALPHA BETA [OPTIONS...]")
+                    float(fields[2]), float(fields[3])
+                else:
+                    self.assertEqual(len(fields), 2)
+        self.assertEqual(len(names), len(set(names)), "set names are unique")
+        for name in ("sanitize", "sanitize_timed", "faults.edges", "bench", "variant_check"):
+            self.assertEqual(lib_sh("shapes", name).strip(), project.shapes(name))
+
+    def test_ncu_metric_sets(self):
+        profile, compare = project.ncu_metrics("profile"), project.ncu_metrics("compare")
+        self.assertIn("smsp__inst_executed.sum", profile)
+        self.assertTrue(compare and not set(profile) & set(compare))
+        listed = subprocess.run([sys.executable, str(project.ROOT / "scripts" / "ncu_collect.py"), "--list",
+                                 "profile,compare"], check=True, capture_output=True, text=True).stdout
+        self.assertEqual(listed.strip().split(","), profile + compare)
+
+
+class BuildAlone(unittest.TestCase):
+    LINE = re.compile(r"^// Build alone: nvcc (.*)$", re.M)
+
+    def test_every_step_shows_the_nvcc_line_that_builds_it_alone(self):
+        for step in project.steps():
+            with self.subTest(step=step):
+                lines = self.LINE.findall(project.step_source(step).read_text())
+                self.assertEqual(len(lines), 1, "one '// Build alone: nvcc ...' line in the header")
+                words = lines[0].split()
+                source = str(project.step_source(step).relative_to(project.ROOT))
+                self.assertIn(source, words)
+                for word in ("-std=c++20", "-Icommon", "common/*.cpp", "common/*.cu", "-lcublas"):
+                    self.assertIn(word, words)
+
+
+class StepDiff(unittest.TestCase):
+    OLD = ["constexpr int TILE = 16;   // a knob", "constexpr int KEEP = 1;", "int f() { return 1; }", ""]
+
+    def counts(self, new_lines):
+        with tempfile.TemporaryDirectory() as tmp:
+            old, new = Path(tmp, "old.cu"), Path(tmp, "new.cu")
+            old.write_text("\n".join(self.OLD))
+            new.write_text("\n".join(new_lines))
+            return stepdiff.diff_counts(old, new)
+
+    def test_a_retuned_knob_is_not_code(self):
+        self.assertEqual(self.counts(["constexpr int TILE = 32;   // a knob"] + self.OLD[1:]), (0, 0, [("TILE", "16", "32")]))
+
+    def test_realigned_knob_lines_are_not_code(self):
+        self.assertEqual(self.counts(["constexpr int TILE = 32;  // a knob"] + self.OLD[1:])[:2], (0, 0))
+
+    def test_code_and_new_knobs_are_code(self):
+        added, removed, retuned = self.counts(self.OLD[:2] + ["constexpr int NEW = 4;", "int f() { return 2; }", ""])
+        self.assertEqual((added, removed, retuned), (2, 1, []))
+
+    def test_a_changed_knob_comment_is_code(self):
+        self.assertEqual(self.counts(["constexpr int TILE = 16;   // another knob"] + self.OLD[1:]), (1, 1, []))
+
+
+class Variants(unittest.TestCase):
+    def test_make_variant_replaces_one_knob(self):
+        text = project.step_source("12_double_buffer").read_text()
+        variant = sweep.make_variant(text, {"TUNE_SPLIT": "16"})
+        self.assertIn("constexpr int TUNE_SPLIT = 16;", variant)
+        self.assertEqual(stepdiff.line_counts(text.splitlines(), variant.splitlines()), (1, 1))
+        with self.assertRaises(SystemExit):
+            sweep.make_variant(text, {"NO_SUCH_KNOB": "1"})
+
+    def test_variant_names_are_file_and_target_names(self):
+        self.assertEqual(sweep.variant_name("TUNE_SPLIT=16;MIN_BLOCKS=2"), "TUNE_SPLIT_16_MIN_BLOCKS_2")
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,104 @@
+"""The helpers every step shares stay identical unless a step's idea changes them.
+
+A step is the step before it plus one idea, so a helper function (at(), store_c(), copy_tile(),
+launch(), ...) is copied unchanged from the previous step that has it, unless the idea needs
+it changed. Each such change is listed in CHANGED with the reason; any other difference, in a
+step old or new, fails here. The kernel, sgemm_kernel, is where the idea lives and is not
+compared. Run by scripts/test.sh:
+
+    python3 -m unittest discover -s tests -p "test_*.py"
+"""
+import re
+import sys
+import unittest
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+import project  # noqa: E402
+
+# (step, helper) -> why the step's idea changes the helper from the previous step's copy.
+CHANGED = {
+    ("02_refactored", "launch"): "the block's size becomes the named THREADS_X x THREADS_Y",
+    ("03_shared_memory_tiling", "launch"): "the grid counts BM x BN tiles of C",
+    ("04_swap_xy_ij_mappings", "launch"): "SWAP_XY: the grid's x runs along M",
+    ("07_transpose", "copy_tile"): "A is stored transposed, copied in runs of A_COPY_RUN k",
+    ("09_async_loads", "copy_tile"): "cp.async: a tile wholly inside A and B is copied without zero-fill",
+    ("10_vectorized_async_copy", "copy_tile_elements"): "B is copied COPY_VECTOR floats per cp.async",
+    ("10_vectorized_async_copy", "copy_tile"): "B's tile rows are padded by B_PAD",
+    ("12_double_buffer", "launch"): "two stages in dynamic shared memory: the launch raises the block's limit",
+    ("13_multi_stage", "wait_copies"): "a ring of stages: wait until only the STAGES - 2 newest copy groups fly",
+    ("15_split_k", "launch"): "split-K: the number of splits is chosen from the shape, partial sums reduced",
+    ("17_tf32x3_wgmma", "store_c"): "64-bit row offsets into C (the step has no at())",
+    ("17_tf32x3_wgmma", "launch"): "TMA tensor maps of A and B; one block per tile, in groups of block rows",
+    ("17_tf32x3_wgmma", "main"): "run_step(..., 90): the sm_90a kernel runs on compute capability 9.0 only",
+}
+IGNORED = {"sgemm_kernel"}  # the idea itself
+FIRST_KERNEL_STEP = "01_initial"  # step 00 calls cuBLAS: nothing of it is shared
+
+NAME = re.compile(r"(\w+)\s*\(")
+
+
+def helpers(path: Path) -> dict[str, str]:
+    """name -> text of each top-level function definition (with its template line) in a step."""
+    lines = path.read_text().splitlines()
+    found, i = {}, 0
+    while i < len(lines):
+        line = lines[i]
+        if not line or line[0] in " /#}" or line.startswith(("static_assert", "constexpr", "using")):
+            i += 1
+            continue
+        start, depth, opened = i, 0, False
+        if line.startswith("template"):
+            i += 1
+        while i < len(lines):
+            depth += lines[i].count("{") - lines[i].count("}")
+            opened = opened or "{" in lines[i]
+            if (opened and depth == 0) or (not opened and lines[i].rstrip().endswith(";")):
+                break
+            i += 1
+        text = "\n".join(lines[start:i + 1])
+        names = [n for n in NAME.findall(text.split("{")[0]) if n not in ("__launch_bounds__", "template")]
+        if opened and names:
+            found[names[0]] = text
+        i += 1
+    return found
+
+
+class SharedHelpers(unittest.TestCase):
+    def test_helpers_change_only_with_a_reason(self):
+        last: dict[str, tuple[str, str]] = {}  # helper -> (step, text) of its latest copy
+        unexplained = []
+        for step in project.steps()[project.steps().index(FIRST_KERNEL_STEP):]:
+            for name, text in helpers(project.step_source(step)).items():
+                if name in IGNORED:
+                    continue
+                if name in last and last[name][1] != text and (step, name) not in CHANGED:
+                    unexplained.append(f"{step}: {name}() differs from {last[name][0]}'s copy")
+                last[name] = (step, text)
+        self.assertEqual(unexplained, [], "a helper changed without a reason: make the copies identical, "
+                                          "or add (step, helper) with the reason to CHANGED in " + __file__)
+
+    def test_every_listed_change_is_a_change(self):
+        """A stale entry in CHANGED would let a later, unexplained change through."""
+        steps = project.steps()
+        steps = steps[steps.index(FIRST_KERNEL_STEP):]
+        for step, name in CHANGED:
+            with self.subTest(step=step, helper=name):
+                self.assertIn(step, steps)
+                before = [helpers(project.step_source(s)).get(name) for s in steps[:steps.index(step)]]
+                before = [text for text in before if text is not None]
+                now = helpers(project.step_source(step)).get(name)
+                self.assertIsNotNone(now, f"{step} has no {name}()")
+                self.assertTrue(before, f"no step before {step} has {name}()")
+                self.assertNotEqual(before[-1], now, f"{step}'s {name}() is the same as before: drop it from CHANGED")
+
+    def test_the_parser_finds_the_helpers(self):
+        found = helpers(project.step_source("12_double_buffer"))
+        for name in ("at", "store_c", "copy_tile", "load_fragments", "sgemm_kernel", "launch", "main"):
+            self.assertIn(name, found)
+        self.assertTrue(found["at"].startswith("template <class T>"))
+        self.assertTrue(found["at"].endswith("}"))
+
+
+if __name__ == "__main__":
+    unittest.main()
