@@ -13,6 +13,7 @@
 // Watch:  the tensor pipe's active cycles and the math-pipe-throttle and wait stalls; the
 //         split's share of the instructions (5 per value); registers (two sets of
 //         accumulators, 220) and no spills; shared bank conflicts of the fragment loads (0).
+// Build alone: nvcc -std=c++20 -O3 -arch=native -Icommon common/*.cpp common/*.cu steps/16_tf32x3_mma/tf32x3_mma.cu -lcublas -o tf32x3_mma
 #include "sgemm.cuh"
 
 constexpr int TUNE_SPLIT = 64;    // K-width of a shared tile, and of one truncating chunk
@@ -87,7 +88,7 @@ __device__ __forceinline__ void copy_or_zero(float* dst, const float* src, bool 
 // Otherwise, one float at a time.
 template <bool ZERO_FILL>
 __device__ __forceinline__ void copy_vector_or_zero(float* dst, const float* src, int valid, bool src_aligned) {
-  if (COPY_VECTOR > 1 && src_aligned) {
+  if (ASYNC_LOADS && COPY_VECTOR > 1 && src_aligned) {
     const unsigned dst_shared = static_cast<unsigned>(__cvta_generic_to_shared(dst));
     if constexpr (ZERO_FILL)
       asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(dst_shared), "l"(src),
