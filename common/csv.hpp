@@ -1,6 +1,7 @@
 // Results as CSV: one row per (step, shape), with the provenance repeated on every row so
 // a row means the same thing wherever it ends up. plots/ reads exactly these columns.
 #pragma once
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,8 @@ struct Provenance {
   std::string git_rev;      // short hash, "-dirty" if the tree had changes
 };
 
+inline constexpr double kNotMeasured = std::numeric_limits<double>::quiet_NaN();
+
 struct ResultRow {
   std::string step, variant;
   int m = 0, n = 0, k = 0;
@@ -27,7 +30,12 @@ struct ResultRow {
   double gflops = 0, gflops_best = 0;         // from the median and the minimum time
   double cublas_ms_median = 0, cublas_gflops = 0;
   double ratio_to_cublas = 0;                 // cublas_ms_median / ms_median
-  double max_err_over_bound = 0;
+  double max_err_over_bound = 0;              // max |got - ref64| / worst-case bound
+  // Accuracy against the FP64 reference, in units of u = 2^-24 of |alpha||A||B| + |beta||C|
+  // (see verify.hpp); NaN when not measured (written as an empty field).
+  double err_max_u = kNotMeasured, err_rms_u = kNotMeasured;
+  double cublas_err_max_u = kNotMeasured, cublas_err_rms_u = kNotMeasured;  // cuBLAS SGEMM, same inputs
+  double err_rms_vs_cublas = kNotMeasured;    // err_rms_u / cublas_err_rms_u
   bool verified = false;
   Provenance prov;
   std::string timestamp;    // ISO 8601, UTC
@@ -35,10 +43,6 @@ struct ResultRow {
 
 std::string csv_header();
 std::string to_csv(const ResultRow& row);
-// Parses one line written by to_csv; throws std::runtime_error naming the bad field.
-ResultRow parse_csv(const std::string& line);
-// Splits a CSV line into fields (double quotes around fields with commas or quotes).
-std::vector<std::string> split_csv(const std::string& line);
 // Appends a row, writing the header first if the file is new or empty; refuses to append
 // to a file whose header differs (an old format would corrupt the results set).
 void append_csv(const std::string& path, const ResultRow& row);

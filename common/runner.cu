@@ -85,7 +85,8 @@ int select_device(int device) {
   const cudaError_t err = cudaGetDeviceCount(&count);
   if (err == cudaErrorNoDevice || err == cudaErrorInsufficientDriver || (err == cudaSuccess && count == 0)) {
     cudaGetLastError();
-    throw NoGpu(std::string("no CUDA GPU found (cudaGetDeviceCount: ") + cudaGetErrorName(err) + ")");
+    throw NoGpu(std::string("no CUDA GPU found (cudaGetDeviceCount: ") + cudaGetErrorName(err) +
+                "); this program needs an NVIDIA GPU (the host tests do not)");
   }
   CUDA_CHECK(err);
   if (device >= count)
@@ -332,7 +333,7 @@ void print_header(const char* step, const Provenance& p) {
 
 }  // namespace
 
-int run_step(int argc, char** argv, const char* step_name, LaunchFn launch) {
+int run_step(int argc, char** argv, const char* step_name, LaunchFn launch, int required_sm) {
   const std::string program = argc > 0 ? argv[0] : step_name;
   try {
     Options o = parse_args(argc, argv);
@@ -344,6 +345,15 @@ int run_step(int argc, char** argv, const char* step_name, LaunchFn launch) {
       throw UsageError("NVIDIA_TF32_OVERRIDE is set: the FP32 baseline must not use TF32; unset it");
 
     select_device(o.device);
+    if (required_sm != 0) {
+      cudaDeviceProp prop{};
+      CUDA_CHECK(cudaGetDeviceProperties(&prop, o.device));
+      if (prop.major * 10 + prop.minor != required_sm)
+        throw NoGpu(std::string(step_name) + " needs a GPU of compute capability " + std::to_string(required_sm / 10) +
+                    "." + std::to_string(required_sm % 10) + " (its kernel is built for sm_" +
+                    std::to_string(required_sm) + "a); this one (" + prop.name + ") is " +
+                    std::to_string(prop.major) + "." + std::to_string(prop.minor));
+    }
     create_cublas_handle();
     const Provenance prov = read_provenance(o.device);
     int l2_bytes = 0;
@@ -434,8 +444,7 @@ int run_step(int argc, char** argv, const char* step_name, LaunchFn launch) {
     std::fprintf(stderr, "%s: error: %s (see --help)\n", program.c_str(), e.what());
     return kExitUsage;
   } catch (const NoGpu& e) {
-    std::fprintf(stderr, "%s: %s; this program needs an NVIDIA GPU (the host tests do not)\n", program.c_str(),
-                 e.what());
+    std::fprintf(stderr, "%s: %s\n", program.c_str(), e.what());
     return kExitNoGpu;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s: error: %s\n", program.c_str(), e.what());

@@ -25,7 +25,10 @@ using LaunchFn = void (*)(const Problem& problem, cudaStream_t stream);
 
 // The whole program: parses the command line, makes inputs, verifies against cuBLAS,
 // times, prints and writes results. Returns the process exit code (see ExitCode).
-int run_step(int argc, char** argv, const char* step_name, LaunchFn launch);
+// required_sm: 0 for a step that runs on any GPU it was built for; otherwise the one compute
+// capability (e.g. 90 for sm_90a code) it needs. On another GPU the step says so in one line
+// and exits with the no-GPU code, so the GPU suite reports it as skipped there.
+int run_step(int argc, char** argv, const char* step_name, LaunchFn launch, int required_sm = 0);
 
 // The cuBLAS reference, FP32 with default math (no TF32), on the harness's handle.
 // Step 00 times it as a program of its own; the harness verifies every step against it.

@@ -4,8 +4,11 @@
 
 #include "catch.hpp"
 #include "csv.hpp"
+#include "csv_read.hpp"
 
 using namespace sgemm;
+using sgemm::test::parse_csv;
+using sgemm::test::split_csv;
 
 namespace {
 ResultRow sample() {
@@ -20,6 +23,9 @@ ResultRow sample() {
   r.cublas_ms_median = 2.25, r.cublas_gflops = 15000.25;
   r.ratio_to_cublas = 0.818182;
   r.max_err_over_bound = 0.0123;
+  r.err_max_u = 3.5, r.err_rms_u = 0.5;
+  r.cublas_err_max_u = 2.75, r.cublas_err_rms_u = 0.25;
+  r.err_rms_vs_cublas = 2.0;
   r.verified = true;
   r.prov = {"NVIDIA H100 80GB HBM3", 132, 1980, "13.0", "13.0", "13.0.0", "90", "Release -lineinfo, \"quoted\"",
             "abc123-dirty"};
@@ -31,7 +37,8 @@ ResultRow sample() {
 TEST_CASE("CSV header lists the columns plots/ reads") {
   CHECK(csv_header() ==
         "step,variant,m,n,k,alpha,beta,reps,ms_median,ms_min,gflops,gflops_best,cublas_ms_median,cublas_gflops,"
-        "ratio_to_cublas,max_err_over_bound,verified,gpu,sm_count,sm_clock_mhz,driver,runtime,cublas,arch,"
+        "ratio_to_cublas,max_err_over_bound,err_max_u,err_rms_u,cublas_err_max_u,cublas_err_rms_u,err_rms_vs_cublas,"
+        "verified,gpu,sm_count,sm_clock_mhz,driver,runtime,cublas,arch,"
         "build_type,git_rev,timestamp");
 }
 
@@ -51,12 +58,27 @@ TEST_CASE("CSV row round trip, quoting included") {
   CHECK(back.ms_median == Approx(r.ms_median));
   CHECK(back.gflops == Approx(r.gflops));
   CHECK(back.ratio_to_cublas == Approx(r.ratio_to_cublas));
+  CHECK(back.err_max_u == Approx(r.err_max_u));
+  CHECK(back.err_rms_u == Approx(r.err_rms_u));
+  CHECK(back.cublas_err_max_u == Approx(r.cublas_err_max_u));
+  CHECK(back.cublas_err_rms_u == Approx(r.cublas_err_rms_u));
+  CHECK(back.err_rms_vs_cublas == Approx(r.err_rms_vs_cublas));
   CHECK(back.verified);
   CHECK(back.prov.gpu == r.prov.gpu);
   CHECK(back.prov.sm_count == 132);
   CHECK(back.prov.build_type == r.prov.build_type);
   CHECK(back.prov.git_rev == r.prov.git_rev);
   CHECK(back.timestamp == r.timestamp);
+}
+
+TEST_CASE("CSV: accuracy not measured is an empty field") {
+  ResultRow r = sample();
+  r.err_max_u = r.err_rms_u = r.cublas_err_max_u = r.cublas_err_rms_u = r.err_rms_vs_cublas = kNotMeasured;
+  const std::string line = to_csv(r);
+  CHECK(line.find(",0.0123,,,,,,1,") != std::string::npos);
+  const ResultRow back = parse_csv(line);
+  CHECK(back.err_rms_u != back.err_rms_u);  // NaN: not measured
+  CHECK(back.verified);
 }
 
 TEST_CASE("CSV parsing names the bad field") {
