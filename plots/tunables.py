@@ -13,6 +13,7 @@ from plots.schema import InputError
 from plots.steps import previous_steps, step_number, step_source
 
 TUNABLES_DOC = Path("docs") / "tunables.md"
+_GENERATED = re.compile(r"<!-- BEGIN ([\w-]+) -->.*?<!-- END \1 -->", re.S)
 _ROW = re.compile(r"\|\s*`([A-Z][A-Z0-9_]*)`\s*\|(.*)\|\s*$")
 
 
@@ -29,10 +30,12 @@ def read_meanings(repo: Path) -> dict[str, str]:
     path = repo / TUNABLES_DOC
     if not path.is_file():
         return {}
-    meanings = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
+    # Generated blocks (the table of values per step) are not descriptions.
+    text = _GENERATED.sub("", path.read_text(encoding="utf-8"))
+    meanings: dict[str, str] = {}
+    for line in text.splitlines():
         if match := _ROW.match(line):
-            meanings[match.group(1)] = match.group(2).split("|")[-1].strip()
+            meanings.setdefault(match.group(1), match.group(2).split("|")[-1].strip())
     return meanings
 
 

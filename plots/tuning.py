@@ -92,9 +92,11 @@ def step_tuning_section(step: str, gpus: list[GpuResults], defaults: dict[str, s
         full = relative_link(repo / tuning_page(step), md_file)
         blocks.append("\n\n".join([
             f"### {gpu.name}",
-            f"_{len(order)} configurations at M=N=K={size}: the best {BEST}, the worst "
-            f"{WORST} and the one this step ships. All {len(rows)} rows of the sweep, at every "
-            f"size: [{tuning_page(step).as_posix()}]({full})._",
+            (f"_All {len(order)} configurations at M=N=K={size}" if len(shown) == len(order)
+             else f"_{len(order)} configurations at M=N=K={size}: the best {BEST}, the worst "
+                  f"{WORST} and the one this step ships")
+            + f". All {len(rows)} rows of the sweep, at every size: "
+              f"[{tuning_page(step).as_posix()}]({full})._",
             with_unverified_note(md_table(["rank", *names, "GFLOPS", "ratio to cuBLAS"], body,
                                           "r" * (len(names) + 3)), [order[i] for i in shown]),
             DEFAULT_NOTE,
