@@ -79,13 +79,15 @@ def diff_vs_sections(repo: Path, step: str, text: str) -> dict[str, str]:
 def _diff_block(repo: Path, old: Path, new: Path, old_number: int, new_number: int) -> str:
     added, removed, retuned = diff_counts(old, new)
     old_name, new_name = old.relative_to(repo).as_posix(), new.relative_to(repo).as_posix()
-    diff = difflib.unified_diff(old.read_text(encoding="utf-8").splitlines(),
-                                new.read_text(encoding="utf-8").splitlines(),
-                                old_name, new_name, lineterm="")
+    # The code diff: the older file with the newer one's knob values (scripts/stepdiff.py).
+    new_lines = new.read_text(encoding="utf-8").splitlines()
+    old_lines = _stepdiff().with_knobs_of(old.read_text(encoding="utf-8").splitlines(), new_lines)
+    diff = difflib.unified_diff(old_lines, new_lines, old_name, new_name, lineterm="")
     return "\n\n".join([
         f"`scripts/stepdiff.sh {old_number} {new_number}`: {added} lines of code added, "
         f"{removed} removed; re-tuned knobs: {knobs_text(retuned)}.",
-        f"<details><summary>The diff, {old_name} → {new_name}</summary>\n\n"
+        f"<details><summary>The code diff, {old_name} → {new_name} (knobs set to step "
+        f"{new_number:02d}'s values)</summary>\n\n"
         "```diff\n" + "\n".join(diff) + "\n```\n\n</details>",
     ])
 

@@ -14,7 +14,8 @@ from plots.profiles import load_profiles
 from plots.results import load_results
 from plots.retunes import retunes_section
 from plots.steps import step_dirs, step_sort_key
-from plots.tables import accuracy_plot_section, step_results_section, summary_section
+from plots.tables import (accuracy_plot_section, speeds_sections, step_results_section,
+                          summary_section)
 from plots.tunables import (TUNABLES_DOC, read_meanings, step_tunables, step_tunables_section,
                             tunable_values_section)
 from plots.tuning import full_tuning_file, step_tuning_section, tuning_page
@@ -46,6 +47,8 @@ def generate(repo: Path, results_dir: Path) -> dict[Path, bytes]:
         if md_file == repo / "docs" / "overview.md":
             sections["profile-summary"] = profile_summary_section(profiles, steps)
             sections["retunes"] = retunes_section(repo, directories, gpus)
+            sections.update(speeds_sections(md_file.read_text(encoding="utf-8")
+                                            if md_file.is_file() else "", steps, gpus))
         add(md_file, update_sections(md_file, sections))
     for step in directories:
         page = repo / "steps" / step / "README.md"
@@ -56,7 +59,9 @@ def generate(repo: Path, results_dir: Path) -> dict[Path, bytes]:
                     "compare": step_compare_section(step, profiles, "../../docs"),
                     "tunables": step_tunables_section(repo, directories, step, meanings)}
         if page.is_file():
-            sections.update(diff_vs_sections(repo, step, page.read_text(encoding="utf-8")))
+            text = page.read_text(encoding="utf-8")
+            sections.update(diff_vs_sections(repo, step, text))
+            sections.update(speeds_sections(text, steps, gpus))
         add(page, update_sections(page, sections))
         full = full_tuning_file(step, gpus, defaults)
         if full is not None:

@@ -3,6 +3,7 @@ table, and the block that shows the speed-against-accuracy plot."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from plots.figures import ACCURACY_PLOT, HEADLINE_PLOT, HEADLINE_SIZES, RATIO_PLOT, SIZE_PLOT
@@ -10,6 +11,7 @@ from plots.markdown import (MISSING, accuracy_cells, accuracy_note, cublas_gflop
                             error_number, gflops_cell, md_table, percent_of_cublas, provenance,
                             ratio_cell, relative_link, size_cell, with_unverified_note)
 from plots.results import GpuResults
+from plots.steps import step_number
 
 NO_RESULTS = "_No results yet: run the benchmarks, then `scripts/regenerate.sh`._"
 ACCURACY_SIZE = HEADLINE_SIZES[-1]  # the summary's accuracy columns are at this size
@@ -97,3 +99,27 @@ def accuracy_plot_section(gpus: list[GpuResults], files: set[Path], md_file: Pat
                          f"{context}._")
     return "\n\n".join(parts) or NO_ACCURACY_PLOT
 
+
+
+SPEEDS = re.compile(r"<!-- BEGIN (speeds-(\d+(?:-\d+)+)) -->")  # e.g. speeds-10-11-12
+
+
+def speeds_sections(text: str, steps: list[str], gpus: list[GpuResults]) -> dict[str, str]:
+    """The `speeds-NN-MM-...` blocks a page asks for: those steps side by side, every size."""
+    sections = {}
+    for match in SPEEDS.finditer(text):
+        numbers = [int(n) for n in match.group(2).split("-")]
+        chosen = [next((s for s in steps if step_number(s) == n), None) for n in numbers]
+        blocks = []
+        for gpu in (gpu for gpu in gpus if gpu.rows):
+            sizes = sorted({size for step in chosen if step
+                            for size in (row.m for row in gpu.rows_of(step))})
+            body = [[str(size)] + [f"{gflops_cell(row, row.gflops)} ({ratio_cell(row)})"
+                                   if step and (row := gpu.row(step, size)) else MISSING
+                                   for step in chosen] for size in sizes]
+            if body:
+                header = ["size"] + [f"{step or f'{n:02d}'} GFLOPS (ratio to cuBLAS)"
+                                     for step, n in zip(chosen, numbers)]
+                blocks.append(f"### {gpu.name}\n\n{md_table(header, body)}")
+        sections[match.group(1)] = "\n\n".join(blocks) or "_No results yet for these steps._"
+    return sections

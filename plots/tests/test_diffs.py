@@ -34,6 +34,9 @@ class DiffDocsTest(GeneratedRepoTestCase):
         self.assertIn("```diff\n--- steps/01_initial/initial.cu\n"
                       "+++ steps/03_smem_tiling/smem_tiling.cu\n", block)
         self.assertIn("+  __shared__ float As[32 * 32];", block)
+        # Code only: the old file's knobs carry the new values (alignment included).
+        self.assertIn("\n constexpr int BLOCK_X = 32;  // threads per block along N\n", block)
+        self.assertIn("\n constexpr int BLOCK_Y = 8;   // threads per block along M\n", block)
 
     def test_step_tunables_table(self):
         block = section(self.read("steps/03_smem_tiling/README.md"), "tunables")

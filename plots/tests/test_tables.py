@@ -100,3 +100,10 @@ class GeneratedDocsTest(GeneratedRepoTestCase):
         plots = self.repo / "docs" / "plots" / H100
         self.assertNotIn(b"Software", (plots / "steps_2048_4096.png").read_bytes())
         self.assertNotIn(b"<dc:date>", (plots / "steps_2048_4096.svg").read_bytes())
+
+    def test_steps_side_by_side(self):
+        block = section(self.read("steps/03_smem_tiling/README.md"), "speeds-1-2-9")
+        self.assertIn("| size | 01_initial GFLOPS (ratio to cuBLAS) | 02_coalesce GFLOPS (ratio "
+                      "to cuBLAS) | 09 GFLOPS (ratio to cuBLAS) |", block)
+        self.assertIn("| 2048 | 600.0 (0.012) | 4750.0 (0.095) | missing |", block)
+        self.assertIn("| 4096 | 555.0 (—) | missing | missing |", block)
