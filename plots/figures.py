@@ -12,6 +12,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import NullLocator, PercentFormatter
 
+from plots.accuracy_plot import has_accuracy, plot_speed_vs_accuracy
 from plots.markdown import MISSING, percent
 from plots.results import GpuResults
 
@@ -136,9 +137,8 @@ def plot_ratio_heatmap(gpu: GpuResults, steps: list[str]) -> Figure:
     colorbar.set_label("speed relative to cuBLAS (cuBLAS time / step time)")
     return fig
 
-def plot_files(gpu: GpuResults, steps: list[str], repo: Path) -> dict[Path, bytes]:
-    from plots.accuracy_plot import has_accuracy, plot_speed_vs_accuracy
 
+def plot_files(gpu: GpuResults, steps: list[str], repo: Path) -> dict[Path, bytes]:
     out_dir = repo / "docs" / "plots" / gpu.slug
     # The "default" style ignores any user matplotlibrc, which would change the output.
     with matplotlib.style.context("default"), matplotlib.rc_context(_RC):

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from plots.schema import InputError, display_path, warn
 
+
 def _line_of(text: str, marker: str) -> int:
     return text[:text.index(marker)].count("\n") + 1
 
@@ -30,6 +31,7 @@ def replace_section(text: str, name: str, content: str, path: Path) -> str | Non
 # Sections that a file may lack without a warning (the markers are added as docs are written).
 OPTIONAL_SECTIONS = ("profile", "profile-summary", "compare", "speed-vs-accuracy", "tunables",
                      "retunes")
+
 
 def update_sections(path: Path, sections: dict[str, str], template: str | None = None
                     ) -> bytes | None:

@@ -21,8 +21,10 @@ SASS_CAPTION = "_Static instruction counts in the kernel's SASS (not executed co
 
 
 def _caption(caption: str, docs_link: str) -> str:
-    """docs_link: the docs/ directory relative to the page ("../../docs" from a step page)."""
-    return caption.replace("GLOSSARY", f"{docs_link}/{GLOSSARY_ANCHOR}")
+    """docs_link: the docs/ directory relative to the page ("../../docs" from a step page,
+    "" from a page in docs/)."""
+    return caption.replace("GLOSSARY", f"{docs_link}/{GLOSSARY_ANCHOR}" if docs_link
+                           else GLOSSARY_ANCHOR)
 
 
 def step_profile_section(step: str, profiles: list[GpuProfiles], docs_link: str) -> str:
@@ -74,7 +76,7 @@ def profile_summary_section(profiles: list[GpuProfiles], steps: list[str]) -> st
             cells = gpu.ncu_cells(step)
             body.append([step] + [cells[label] if cells else NO_VALUE
                                   for label in SUMMARY_METRICS])
-        blocks.append("\n\n".join([f"### {gpu.name}", _caption(NCU_CAPTION, ".").replace("./glossary", "glossary"),
+        blocks.append("\n\n".join([f"### {gpu.name}", _caption(NCU_CAPTION, ""),
                                    md_table(["step", *SUMMARY_HEADERS], body),
                                    f"{NO_VALUE} = no profile recorded for that step."]))
     return "\n\n".join(blocks)

@@ -42,7 +42,7 @@ def _cycles(value: float) -> str:
 
 
 @dataclass(frozen=True)
-class Figure:
+class Metric:
     label: str  # as shown in the tables
     metric: str  # a column of the profile CSVs (an Nsight Compute metric) or FFMA_SHARE
     fmt: Callable[[float], str]
@@ -65,49 +65,49 @@ _STALL_MEANINGS = {
 STALL_UNIT = "cycles / warp"
 
 
-def _stall(name: str) -> Figure:
-    return Figure(f"{name} stall ({STALL_UNIT})", _STALL.format(name), _cycles, STALL_UNIT,
+def _stall(name: str) -> Metric:
+    return Metric(f"{name} stall ({STALL_UNIT})", _STALL.format(name), _cycles, STALL_UNIT,
                   f"{_STALL_MEANINGS[name]}. The cycles all warps of the launch spent in this "
                   "state, divided by the number of warps: the average time one warp spent "
                   "in it over its life")
 
 
 FIGURES = (
-    Figure("registers / thread", "launch__registers_per_thread", _count, "registers",
+    Metric("registers / thread", "launch__registers_per_thread", _count, "registers",
            "registers the compiler allocated to each thread"),
-    Figure("blocks / SM limited by registers", "launch__occupancy_limit_registers", _count,
+    Metric("blocks / SM limited by registers", "launch__occupancy_limit_registers", _count,
            "blocks", "how many blocks fit on one SM by their registers alone"),
-    Figure("warps active", "sm__warps_active.avg.pct_of_peak_sustained_active", _pct,
+    Metric("warps active", "sm__warps_active.avg.pct_of_peak_sustained_active", _pct,
            "% of the SM's maximum warps", "average resident warps per active cycle"),
-    Figure("FMA pipe active", "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active",
+    Metric("FMA pipe active", "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active",
            _pct, "% of active cycles", "cycles in which the FMA pipe was busy: the share of "
            "the FP32 peak that the kernel reaches while the SM runs"),
-    Figure("warp instructions executed", "smsp__inst_executed.sum", _count,
+    Metric("warp instructions executed", "smsp__inst_executed.sum", _count,
            "warp instructions", "instructions executed, counted once per warp"),
-    Figure("FFMA share of instructions", FFMA_SHARE, _pct, "% of warp instructions",
+    Metric("FFMA share of instructions", FFMA_SHARE, _pct, "% of warp instructions",
            "FFMA thread instructions / 32 over warp instructions executed: how much of the "
            "issued work is the multiply-add itself"),
-    Figure("shared-load wavefronts", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+    Metric("shared-load wavefronts", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
            _count, "wavefronts", "passes of the shared-memory pipeline for all shared loads "
            "(one pass serves up to 128 bytes; bank conflicts add passes)"),
-    Figure("shared-store wavefronts", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+    Metric("shared-store wavefronts", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
            _count, "wavefronts", "the same for shared stores"),
-    Figure("shared bank conflicts, loads",
+    Metric("shared bank conflicts, loads",
            "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", _count, "wavefronts",
            "extra passes that shared loads needed because of bank conflicts"),
-    Figure("shared bank conflicts, stores",
+    Metric("shared bank conflicts, stores",
            "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", _count, "wavefronts",
            "extra passes that shared stores needed because of bank conflicts"),
-    Figure("L2 hit rate", "lts__t_sector_hit_rate.pct", _pct, "% of sector lookups",
+    Metric("L2 hit rate", "lts__t_sector_hit_rate.pct", _pct, "% of sector lookups",
            "L2 lookups that found their 32-byte sector in L2"),
-    Figure("DRAM read (MB)", "dram__bytes_read.sum", _mb, "MB (10^6 bytes)",
+    Metric("DRAM read (MB)", "dram__bytes_read.sum", _mb, "MB (10^6 bytes)",
            "bytes read from device memory"),
     *(_stall(name) for name in _STALL_MEANINGS),
 )
 _BY_LABEL = {figure.label: figure for figure in FIGURES}
 
 
-def figures(*labels: str) -> tuple[Figure, ...]:
+def figures(*labels: str) -> tuple[Metric, ...]:
     return tuple(_BY_LABEL[label] for label in labels)
 
 
@@ -265,5 +265,3 @@ def load_profiles(results_dir: Path, gpus: list[GpuResults]) -> list[GpuProfiles
             names.get(gpu_dir.name) or gpu_dir.name,
             read_compare_csv(compare_path) if compare_path.is_file() else {}))
     return profiles
-
-

@@ -100,7 +100,6 @@ def accuracy_plot_section(gpus: list[GpuResults], files: set[Path], md_file: Pat
     return "\n\n".join(parts) or NO_ACCURACY_PLOT
 
 
-
 SPEEDS = re.compile(r"<!-- BEGIN (speeds-(\d+(?:-\d+)+)) -->")  # e.g. speeds-10-11-12
 
 

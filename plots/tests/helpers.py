@@ -13,7 +13,8 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from plots import cli, generate  # noqa: F401 (matplotlib imported before any output is captured)
+from plots import cli
+from plots import generate  # noqa: F401  imports matplotlib before any output is captured
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 REPO_ROOT = Path(__file__).resolve().parents[2]

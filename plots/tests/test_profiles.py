@@ -1,11 +1,13 @@
 """Profile tables from results/<gpu>/profiles/, and the glossary's definitions of every figure."""
 
 import shutil
+import unittest
 
-from plots.profiles import FIGURES, NCU_METRICS, COMPARE_METRICS
+from plots.profiles import COMPARE_METRICS, FFMA_SHARE, FIGURES, NCU_METRICS
 from plots.schema import display_path
-from plots.tests.helpers import (FIXTURES, H100, GeneratedRepoTestCase, TempDirTestCase,
-                                 make_repo, run_tool, section, snapshot, table_lines)
+from plots.tests.helpers import (FIXTURES, H100, REPO_ROOT, GeneratedRepoTestCase,
+                                 TempDirTestCase, make_repo, run_tool, section, snapshot,
+                                 table_lines)
 
 
 class ProfileTest(GeneratedRepoTestCase):
@@ -119,3 +121,18 @@ class ProfileInputTest(TempDirTestCase):
                                  "profile-summary").strip(), "_No profiles recorded yet._")
         self.assertEqual(section((repo / "steps/02_coalesce/README.md").read_text(),
                                  "profile").strip(), "_No profile recorded for this step._")
+
+
+class MetricNamesTest(unittest.TestCase):
+    """Every Nsight Compute metric a table shows is one the project collects: the names live in
+    scripts/ncu_metrics.txt (lines `SET METRIC`), read by the collection scripts."""
+
+    LIST = REPO_ROOT / "scripts" / "ncu_metrics.txt"
+
+    @unittest.skipUnless(LIST.is_file(), "scripts/ncu_metrics.txt not in this checkout")
+    def test_shown_metrics_are_collected(self):
+        collected = {line.split()[1] for line in self.LIST.read_text().splitlines()
+                     if line.strip() and not line.startswith("#")}
+        shown = {m.metric for m in (*NCU_METRICS, *COMPARE_METRICS) if m.metric != FFMA_SHARE}
+        shown.add("smsp__sass_thread_inst_executed_op_ffma_pred_on.sum")  # FFMA share's input
+        self.assertEqual(shown - collected, set())

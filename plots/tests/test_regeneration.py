@@ -69,7 +69,6 @@ class RegenerationTest(TempDirTestCase):
         self.assertTrue(text.startswith("# Mine\n<!-- BEGIN diff-sizes -->\n\n| step |"))
         self.assertTrue(text.endswith("<!-- END diff-sizes -->\nEnd.\n"))
 
-
     def test_generate_writes_nothing(self):
         repo = make_repo(self.tmp)
         before = snapshot(repo)
