@@ -30,6 +30,12 @@ def diff_counts(old: Path, new: Path) -> tuple[int, int, list[tuple[str, str, st
     return _stepdiff().diff_counts(old, new)
 
 
+def plain_counts(old: Path, new: Path) -> tuple[int, int]:
+    """(lines added, lines removed) of the plain diff, knob lines included."""
+    return _stepdiff().line_counts(old.read_text(encoding="utf-8").splitlines(),
+                                   new.read_text(encoding="utf-8").splitlines())
+
+
 def knobs_text(retuned: list[tuple[str, str, str]]) -> str:
     return ", ".join(f"`{name}` {old} → {new}" for name, old, new in retuned) or "none"
 
@@ -49,15 +55,16 @@ def diff_sizes_section(repo: Path, steps: list[str]) -> str:
         old, new = step_source(repo, previous), step_source(repo, step)
         if old and new:
             added, removed, retuned = diff_counts(old, new)
+            plain = plain_counts(old, new)
             body.append([step, previous, str(added), str(removed), knobs_text(retuned),
-                         _command(steps, previous, step)])
+                         f"+{plain[0]} / −{plain[1]}", _command(steps, previous, step)])
         else:
-            body.append([step, previous, NO_VALUE, NO_VALUE, NO_VALUE,
+            body.append([step, previous, NO_VALUE, NO_VALUE, NO_VALUE, NO_VALUE,
                          "no `.cu` file to compare"])
     if not body:
         return "_Not enough steps to compare yet._"
     return md_table(["step", "compared with", "code lines added", "code lines removed",
-                     "re-tuned knobs", "show the diff"], body, "llrrll")
+                     "re-tuned knobs", "plain diff", "show the diff"], body, "llrrlrl")
 
 
 def diff_vs_sections(repo: Path, step: str, text: str) -> dict[str, str]:
@@ -98,9 +105,11 @@ STEP_DIFFS_TEMPLATE = """\
 Each step is a small edit of the step before it. The table counts the lines of the kernel's
 `.cu` file that each step adds and removes relative to the previous step, apart from re-tuned
 knobs: a tunable line (`constexpr int NAME = VALUE;`) whose value alone changed is listed
-under "re-tuned knobs" instead (counted by `scripts/stepdiff.py` with Python's difflib). Run
-the command in the last column from the repository root to read the diff;
-`scripts/stepdiff.sh --stat N` prints just the counts.
+under "re-tuned knobs" instead; "plain diff" counts every changed line, knobs included
+(`scripts/stepdiff.py`, with Python's difflib). Run the command in the last column from the
+repository root to read the code diff and the re-tuned knobs; `scripts/stepdiff.sh --stat N`
+prints just the counts. Why steps re-tune knobs at all, and the sweep row behind each re-tune:
+[overview.md](overview.md#re-tuned-knobs).
 
 <!-- BEGIN diff-sizes -->
 <!-- END diff-sizes -->

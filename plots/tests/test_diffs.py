@@ -21,10 +21,10 @@ class DiffDocsTest(GeneratedRepoTestCase):
         self.assertTrue(text.startswith("# What each step changes"))
         self.assertEqual(table_lines(section(text, "diff-sizes"), "| 0"), [
             "| 02_coalesce | 01_initial | 3 | 3 | `BLOCK_X` 16 → 32, `BLOCK_Y` 16 → 32 | "
-            "`scripts/stepdiff.sh 2` |",
-            "| 03_smem_tiling | 02_coalesce | 13 | 6 | `BLOCK_Y` 32 → 8 | "
+            "+5 / −5 | `scripts/stepdiff.sh 2` |",
+            "| 03_smem_tiling | 02_coalesce | 13 | 6 | `BLOCK_Y` 32 → 8 | +14 / −7 | "
             "`scripts/stepdiff.sh 3` |",
-            "| 04_no_markers | 03_smem_tiling | — | — | — | no `.cu` file to compare |",
+            "| 04_no_markers | 03_smem_tiling | — | — | — | — | no `.cu` file to compare |",
         ])
 
     def test_diff_against_an_older_step(self):
