@@ -112,6 +112,8 @@ std::string usage(const std::string& program) {
     << "  --check                     verify only, no timing\n"
     << "  --time-only                 time only, no verification\n"
     << "  --no-cublas-timing          do not time cuBLAS (the ratio column is then empty)\n"
+    << "  --record-failures           time and write a shape that fails its check (verified = 0;\n"
+    << "                              exit code still 1), e.g. for a TF32 context point\n"
     << "  --reps N                    timed repetitions (default: about 1 s per shape)\n"
     << "  --warmup N                  untimed runs first (default 2)\n"
     << "outputs:\n"
@@ -165,6 +167,8 @@ Options parse_args(int argc, const char* const* argv) {
       o.mode = Mode::TimeOnly;
     } else if (arg == "--no-cublas-timing") {
       o.compare_cublas = false;
+    } else if (arg == "--record-failures") {
+      o.record_failures = true;
     } else if (arg == "--csv") {
       o.csv_path = value();
     } else if (arg == "--variant") {

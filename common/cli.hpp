@@ -37,6 +37,7 @@ struct Options {
   std::uint64_t seed = 2024;
   Mode mode = Mode::CheckAndTime;
   bool compare_cublas = true;  // time cuBLAS in the same run for the ratio
+  bool record_failures = false;  // time and write a shape that failed its check (verified = 0)
   std::string csv_path;        // append one row per shape
   std::string variant;         // label of non-default tunables, for tuning sweeps
   std::string load_a, load_b, load_c, save_c;  // .npy files

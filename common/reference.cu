@@ -35,6 +35,12 @@ void cublas_sgemm(const Problem& p, cudaStream_t stream) {
                            p.A, p.lda, &p.beta, p.C, p.ldc));
 }
 
+void cublas_dgemm(int M, int N, int K, double alpha, const double* A, const double* B, double beta, double* C,
+                  cudaStream_t stream) {
+  CUBLAS_CHECK(cublasSetStream(g_handle, stream));
+  CUBLAS_CHECK(cublasDgemm(g_handle, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha, B, N, A, K, &beta, C, N));
+}
+
 std::string cublas_version_string() {
   int major = 0, minor = 0, patch = 0;
   CUBLAS_CHECK(cublasGetProperty(MAJOR_VERSION, &major));

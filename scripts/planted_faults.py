@@ -1,13 +1,28 @@
 #!/usr/bin/env python3
-"""Plants known bugs in copies of steps and checks that verification rejects every one.
+"""Mutation test of the harness: plants known bugs in copies of steps; each must be caught.
 
-A harness that passes a wrong kernel proves nothing, so this builds mutants (a line or two
-changed in a step's file), runs them in check mode and expects each to fail: exit code 1
-(verification failed) or 4 (a CUDA error, e.g. a misaligned address). Run after CMake has built the harness:
+A harness that passes a wrong kernel proves nothing. Each fault below is a small edit of a
+step's file (a "mutant"). It is built through the same path as the unmodified step, which is
+built and run first with the same command lines and must pass (the negative control: a fault
+that "fails" because the build path or the command line is broken proves nothing either).
+A fault counts as caught only by the failure it is meant to cause:
+
+  check      exit code 1: the harness's verification rejected the result, at EVERY shape
+             of the run (each FAILED line is counted, and its error is reported against the
+             FP32-grade limit as the fault's margin)
+  cuda       exit code 4: a CUDA error (e.g. a misaligned address)
+  racecheck / memcheck
+             compute-sanitizer's tool reports an error (exit code 99), where no wrong value
+             can show: a race, or a read past the end of a matrix whose values are never used
+
+Every run uses alpha != 1. Run after CMake has built the harness:
 
     scripts/planted_faults.py --build build
 """
 import argparse
+import concurrent.futures
+import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -15,68 +30,209 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from sweep import compile_variant, step_source  # noqa: E402
 
-# (name, step, text in the step, replacement, the betas at which it is a fault); the text and
-# its replacement may be lists, for a fault that needs several edits.
+SANITIZER_EXIT = 99
+TF32 = ("{ unsigned bits; asm(\"cvt.rna.tf32.f32 %0, %1;\" : \"=r\"(bits) : \"f\"(X)); "
+        "return __uint_as_float(bits); }")
+
+# Shapes: large K at the suite's K (20000, 16385, 8191), small K and edge shapes.
+LARGE_K = "64x64x20000,33x65x16385,128x128x8191"
+EDGES = "1x1x1,17x31x13,129x127x65,300x300x100"
+PARTIAL_K = "64x64x1001,300x300x100"
+
+# (name, step, [(text in the step, replacement)], [(arguments, expected failure)])
 FAULTS = [
     ("off-by-one edge: writes one column past N", "02_refactored",
-     "if (row >= p.M || col >= p.N) return;", "if (row >= p.M || col > p.N) return;", ("0", "0.5")),
+     [("if (row >= p.M || col >= p.N) return;", "if (row >= p.M || col > p.N) return;")],
+     [(f"--check --sizes {EDGES} --alpha 1.5 --beta 0", "check"),
+      (f"--check --sizes {EDGES} --alpha 1.5 --beta 0.5", "check")]),
     ("missing element: the last element is never written", "02_refactored",
-     "if (row >= p.M || col >= p.N) return;",
-     "if (row >= p.M || col >= p.N || (row == p.M - 1 && col == p.N - 1)) return;", ("0", "0.5")),
+     [("if (row >= p.M || col >= p.N) return;",
+       "if (row >= p.M || col >= p.N || (row == p.M - 1 && col == p.N - 1)) return;")],
+     [(f"--check --sizes {EDGES} --alpha 1.5 --beta 0", "check"),
+      (f"--check --sizes {EDGES} --alpha 1.5 --beta 0.5", "check")]),
     ("NaN: one element is NaN", "02_refactored",
-     "store_c(p, row, col, acc);", "store_c(p, row, col, row == 0 && col == 0 ? __int_as_float(0x7fc00000) : acc);", ("0", "0.5")),
-    ("beta == 0 reads C: NaN in C leaks", "02_refactored",
-     "c = p.beta == 0.0f ? p.alpha * acc : p.alpha * acc + p.beta * c;", "c = p.alpha * acc + p.beta * c;",
-     ("0",)),  # with beta != 0 reading C is right
-    # The seed's "+1" padding with 8-byte copies, with the static_asserts that forbid it taken
-    # out: the copies' shared destinations are misaligned, and the GPU faults (exit code 4).
+     [("store_c(p, row, col, acc);", "store_c(p, row, col, row == 0 && col == 0 ? __int_as_float(0x7fc00000) : acc);")],
+     [(f"--check --sizes {EDGES} --alpha 1.5 --beta 0.5", "check")]),
+    ("beta == 0 reads C: the NaN in C leaks", "02_refactored",
+     [("c = p.beta == 0.0f ? p.alpha * acc : p.alpha * acc + p.beta * c;", "c = p.alpha * acc + p.beta * c;")],
+     [(f"--check --sizes {EDGES} --alpha 1.5 --beta 0", "check")]),
+    ("one k product dropped (k = K / 2), at K = 20000, 16385 and 8191", "02_refactored",
+     [("for (int k = 0; k < p.K; ++k) acc +=", "for (int k = 0; k < p.K; ++k) if (k != p.K / 2) acc +=")],
+     [(f"--check --sizes {LARGE_K} --alpha 1.5 --beta 0.5", "check"),
+      (f"--check --sizes {LARGE_K} --alpha -1.25 --beta 0", "check")]),
+    ("alpha ignored", "12_double_buffer",
+     [("c = p.beta == 0.0f ? p.alpha * acc : p.alpha * acc + p.beta * c;", "c = p.beta == 0.0f ? acc : acc + p.beta * c;")],
+     [(f"--check --sizes {EDGES},{LARGE_K} --alpha 1.5 --beta 0.5", "check")]),
+    ("a middle k tile dropped, at large K", "12_double_buffer",
+     [("    for (int k = 0; k < TUNE_SPLIT; ++k) {\n      if (k + 1 < TUNE_SPLIT)",
+       "    for (int k = 0; k < TUNE_SPLIT && k_tile != k_tiles / 2; ++k) {\n      if (k + 1 < TUNE_SPLIT)")],
+     [(f"--check --sizes {LARGE_K},1024x1024x4096 --alpha 1.5 --beta 0.5", "check")]),
+    ("TF32-rounded inputs (cvt.rna.tf32 on every fragment)", "12_double_buffer",
+     [("// shared -> registers: this thread's column of A and row of B at k (a_frag, b_frag).",
+       "__device__ __forceinline__ float tf32(float X) " + TF32 + "\n"
+       "// shared -> registers: this thread's column of A and row of B at k (a_frag, b_frag)."),
+      ("a_frag[i] = sA[k][tile_row(thread_y, i)];", "a_frag[i] = tf32(sA[k][tile_row(thread_y, i)]);"),
+      ("b_frag[j] = sB[k][tile_col(thread_x, j)];", "b_frag[j] = tf32(sB[k][tile_col(thread_x, j)]);")],
+     [(f"--check --sizes {EDGES},{LARGE_K},1024x1024x1024,512x512x4096 --alpha 1.5 --beta 0.5", "check")]),
+    ("BF16-rounded inputs", "12_double_buffer",
+     [('#include "sgemm.cuh"', '#include "sgemm.cuh"\n#include <cuda_bf16.h>'),
+      ("a_frag[i] = sA[k][tile_row(thread_y, i)];",
+       "a_frag[i] = __bfloat162float(__float2bfloat16_rn(sA[k][tile_row(thread_y, i)]));"),
+      ("b_frag[j] = sB[k][tile_col(thread_x, j)];",
+       "b_frag[j] = __bfloat162float(__float2bfloat16_rn(sB[k][tile_col(thread_x, j)]));")],
+     [(f"--check --sizes {EDGES},{LARGE_K} --alpha 1.5 --beta 0.5", "check")]),
+    ("K used for lda", "12_double_buffer",
+     [("const float* a_src = &at(p.A, p.lda, block_row + a_row, k0 + a_col);",
+       "const float* a_src = &at(p.A, p.K, block_row + a_row, k0 + a_col);"),
+      ("copy_or_zero<ZERO_FILL>(&sA[a_col][r], a_src + n * A_PASS * p.lda,",
+       "copy_or_zero<ZERO_FILL>(&sA[a_col][r], a_src + n * A_PASS * p.K,")],
+     [("--check --sizes 1x1x1,17x31x13,129x127x65,300x300x200 --alpha 1.5 --beta 0.5 --ld-pad 3,5,1", "check"),
+      ("--check --sizes 17x31x13,129x127x65,300x300x200 --alpha 1.5 --beta 0 --ld-pad 4,8,4", "check")]),
+    ("C written only on the first launch (the timed runs do nothing)", "12_double_buffer",
+     [("void launch(const sgemm::Problem& p, cudaStream_t stream) {",
+       "void launch(const sgemm::Problem& p, cudaStream_t stream) {\n  static int launches = 0;\n"
+       "  if (launches++ > 0) return;")],
+     [("--sizes 256,129x131x67 --alpha 1.5 --beta 0 --reps 3 --warmup 1 --no-cublas-timing", "check")]),
+    ("wrong stage index: the math reads the stage being filled", "12_double_buffer",
+     [("load_fragments(a_frag[0], b_frag[0], sA[stage], sB[stage], 0, thread_x, thread_y);",
+       "load_fragments(a_frag[0], b_frag[0], sA[stage ^ 1], sB[stage ^ 1], 0, thread_x, thread_y);"),
+      ("load_fragments(a_frag[(k + 1) % 2], b_frag[(k + 1) % 2], sA[stage], sB[stage], k + 1,",
+       "load_fragments(a_frag[(k + 1) % 2], b_frag[(k + 1) % 2], sA[stage ^ 1], sB[stage ^ 1], k + 1,")],
+     [(f"--check --sizes 129x127x65,300x300x200,{LARGE_K} --alpha 1.5 --beta 0.5", "check")]),
+    ("missing __syncthreads(): the next tile's copy races with this tile's reads", "12_double_buffer",
+     [("    __syncthreads();  // ...and everyone's; and everyone is done reading the other stage\n", "")],
+     [("--check --sizes 129x127x65,300x300x200 --alpha 1.5 --beta 0.5", "racecheck")]),
+    ("no-zero-fill fast path taken on the last block row (M edge)", "12_double_buffer",
+     [("if (SKIP_ZERO_FILL && ASYNC_LOADS && block_row + BM <= p.M && block_col + BN <= p.N",
+       "if (SKIP_ZERO_FILL && ASYNC_LOADS && block_col + BN <= p.N")],
+     [("--check --sizes 300x256x160,200x384x96 --alpha 1.5 --beta 0.5", "memcheck")]),
+    ("no-zero-fill fast path taken on the last block column (N edge)", "12_double_buffer",
+     [("if (SKIP_ZERO_FILL && ASYNC_LOADS && block_row + BM <= p.M && block_col + BN <= p.N",
+       "if (SKIP_ZERO_FILL && ASYNC_LOADS && block_row + BM <= p.M")],
+     [("--check --sizes 256x300x160,384x200x96 --alpha 1.5 --beta 0.5", "memcheck")]),
+    # The blog series' "+1" padding with 8-byte copies, with the static_asserts that forbid it
+    # taken out: the copies' shared destinations are misaligned and the GPU faults (exit 4).
     ("misaligned vector copies: B_PAD = 1 with 8-byte cp.async", "10_vectorized_async_copy",
-     ["constexpr int COPY_VECTOR = 4;", "constexpr int B_PAD = 0;", "static_assert(BN % COPY_VECTOR == 0 &&",
-      "static_assert(A_PAD % 4 == 0 && B_PAD % 4 == 0 &&"],
-     ["constexpr int COPY_VECTOR = 2;", "constexpr int B_PAD = 1;", "static_assert(true ||",
-      "static_assert(A_PAD % 4 == 0 &&"], ("0.5",)),
+     [("constexpr int COPY_VECTOR = 4;", "constexpr int COPY_VECTOR = 2;"),
+      ("constexpr int B_PAD = 0;", "constexpr int B_PAD = 1;"),
+      ("static_assert(BN % COPY_VECTOR == 0 &&", "static_assert(true ||"),
+      ("static_assert(A_PAD % 4 == 0 && B_PAD % 4 == 0 &&", "static_assert(A_PAD % 4 == 0 &&")],
+     [("--check --sizes 129x127x65,300x300x100 --alpha 1.5 --beta 0.5", "cuda")]),
     # Step 09 copies a tile without zero-fill only when it lies wholly inside A and B; forget
     # the k edge and the last, partial k tile reads past the ends of A's rows and of B.
     ("zero-fill skipped on the last, partial k tile", "09_async_loads",
-     "block_col + BN <= p.N && k0 + TUNE_SPLIT <= p.K)", "block_col + BN <= p.N)", ("0", "0.5")),
+     [("block_col + BN <= p.N && k0 + TUNE_SPLIT <= p.K)", "block_col + BN <= p.N)")],
+     [(f"--check --sizes {PARTIAL_K} --alpha 1.5 --beta 0", "check"),
+      (f"--check --sizes {PARTIAL_K} --alpha 1.5 --beta 0.5", "check")]),
     ("partial k tile dropped", "12_double_buffer",
-     "const int k_tiles = sgemm::ceil_div(p.K, TUNE_SPLIT);", "const int k_tiles = p.K / TUNE_SPLIT;", ("0", "0.5")),
+     [("const int k_tiles = sgemm::ceil_div(p.K, TUNE_SPLIT);", "const int k_tiles = p.K / TUNE_SPLIT;")],
+     [(f"--check --sizes {PARTIAL_K},33x65x16385 --alpha 1.5 --beta 0.5", "check")]),
 ]
+
+LIMIT = re.compile(r"FP32-grade limit ([0-9.e+]+) u")
+FAILED_LINE = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\d+)\s+(?:after timing: )?FAILED.*?error max ([0-9.e+naif-]+) u")
+OK_LINE = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\d+)\s+ok\s+([0-9.e+-]+)")
+
+
+def gpu_arch() -> str:
+    """The compute capability of the GPU present, e.g. '90' (the variants are built for it)."""
+    r = subprocess.run(["nvidia-smi", "--query-gpu=compute_cap", "--format=csv,noheader"],
+                       capture_output=True, text=True)
+    if r.returncode != 0 or not r.stdout.strip():
+        sys.exit("planted_faults: no GPU found (nvidia-smi); the faults must run on one")
+    return r.stdout.splitlines()[0].strip().replace(".", "")
+
+
+def command(exe: Path, args: str, expect: str) -> list[str]:
+    if expect in ("racecheck", "memcheck"):
+        return ["compute-sanitizer", "--tool", expect, "--kernel-name", "kns=sgemm_kernel",
+                "--error-exitcode", str(SANITIZER_EXIT), str(exe)] + args.split()
+    return [str(exe)] + args.split()
+
+
+def shapes_of(args: str) -> int:
+    return len(args.split("--sizes ")[1].split()[0].split(","))
+
+
+def judge(r: subprocess.CompletedProcess, args: str, expect: str) -> tuple[bool, str]:
+    """(caught, detail) for one run of a mutant."""
+    out = r.stdout + r.stderr
+    if expect == "check":
+        failed = [m for m in map(FAILED_LINE.match, r.stdout.splitlines()) if m]
+        limit = LIMIT.search(out)
+        margins = []
+        for m in failed:
+            err = float(m.group(4))
+            margins.append(err / float(limit.group(1)) if limit else float("nan"))
+        n = shapes_of(args)
+        caught = r.returncode == 1 and len(failed) == n
+        finite = [x for x in margins if x == x and x != float("inf")]
+        margin = (f"smallest error {min(finite):.3g}x the limit" if finite else "errors not finite (NaN/Inf)")
+        return caught, f"{len(failed)}/{n} shapes failed, {margin}"
+    if expect == "cuda":
+        return r.returncode == 4, next((l for l in out.splitlines() if "error" in l), "")[:160]
+    # a sanitizer tool
+    errors = re.search(r"ERROR SUMMARY: (\d+) error", out)
+    return (r.returncode == SANITIZER_EXIT and errors is not None and int(errors.group(1)) > 0,
+            f"{expect}: {errors.group(0) if errors else 'no summary'}")
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build", default="build", type=Path)
-    ap.add_argument("--arch", default="90")
+    ap.add_argument("--arch", default=None, help="compute capability to build for (default: the GPU present)")
     args = ap.parse_args()
+    arch = args.arch or gpu_arch()
     work = args.build / "planted_faults"
     work.mkdir(parents=True, exist_ok=True)
-    missed = 0
-    runs = 0
-    for n, (name, step, old, new, betas) in enumerate(FAULTS):
+
+    # Every source first (so a fault list that no longer matches its step stops at once), then
+    # all builds in parallel: the negative controls (each step unmodified) and the mutants.
+    sources = {f"control_{step}": (step, step_source(step).read_text()) for step in sorted({f[1] for f in FAULTS})}
+    for n, (name, step, edits, runs) in enumerate(FAULTS):
         text = step_source(step).read_text()
-        olds, news = ([old], [new]) if isinstance(old, str) else (old, new)
-        for o, w in zip(olds, news):
-            if text.count(o) != 1:
-                print(f"planted_faults: '{o.strip()}' not found once in {step}; update the fault list")
+        for old, new in edits:
+            if text.count(old) != 1:
+                print(f"planted_faults: '{old.strip()[:70]}' not found once in {step}; update the fault list")
                 return 2
-            text = text.replace(o, w)
-        src, exe = work / f"fault{n}.cu", work / f"fault{n}"
-        src.write_text(text)
-        status = compile_variant(src, exe, step, args.build, args.arch)
-        if not status.startswith("ok"):
-            print(f"planted_faults: {name}: {status}")
-            return 2
-        for beta in betas:
-            runs += 1
-            r = subprocess.run([str(exe), "--check", "--sizes", "1x1x1,17x31x13,129x127x65,64x64x1001,300x300x100",
-                                "--beta", beta], capture_output=True, text=True)
-            caught = r.returncode in (1, 4)  # wrong result, or a CUDA error such as a misaligned address
+            text = text.replace(old, new)
+        sources[f"fault{n}"] = (step, text)
+
+    def build(stem: str) -> tuple[str, str]:
+        step, text = sources[stem]
+        (work / f"{stem}.cu").write_text(text)
+        return stem, compile_variant(work / f"{stem}.cu", work / stem, step, args.build, arch)
+
+    with concurrent.futures.ThreadPoolExecutor(os.cpu_count()) as pool:
+        for stem, status in pool.map(build, sources):
+            if not status.startswith("ok"):
+                print(f"planted_faults: {stem} ({sources[stem][0]}) did not build: {status}")
+                return 2
+
+    # Negative controls: each step, unmodified, through the same build path and the same runs.
+    controls_ok = True
+    for _, step, _, runs in FAULTS:
+        for run_args, expect in runs:
+            r = subprocess.run(command(work / f"control_{step}", run_args, expect), capture_output=True, text=True)
+            ok = r.returncode == 0
+            controls_ok &= ok
+            print(f"{'pass' if ok else 'FAIL'}    unmodified {step} [{run_args}] ({expect}) -> exit {r.returncode}",
+                  flush=True)
+    if not controls_ok:
+        print("planted_faults: an unmodified step failed its runs; the faults would prove nothing")
+        return 1
+
+    missed = runs_total = 0
+    for n, (name, step, edits, runs) in enumerate(FAULTS):
+        for run_args, expect in runs:
+            runs_total += 1
+            r = subprocess.run(command(work / f"fault{n}", run_args, expect), capture_output=True, text=True)
+            caught, detail = judge(r, run_args, expect)
             missed += not caught
-            first = next((l.strip() for l in (r.stdout + r.stderr).splitlines()
-                          if "FAILED" in l or "(row" in l or "error" in l), "")
-            print(f"{'caught' if caught else 'MISSED'}  {name} [{step}, beta {beta}] -> exit {r.returncode}: {first}")
-    print(f"planted_faults: {runs - missed} caught, {missed} missed")
+            print(f"{'caught' if caught else 'MISSED'}  {name} [{step}; {run_args}] -> exit {r.returncode} "
+                  f"({expect}): {detail}", flush=True)
+    print(f"planted_faults: {runs_total - missed} of {runs_total} runs caught, {missed} missed; "
+          f"{len(FAULTS)} faults, negative controls passed")
     return 1 if missed else 0
 
 

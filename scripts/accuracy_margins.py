@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""Measures both margins of the FP32-grade limit: how far below it every correct step stays,
+and how far above it the cuBLAS TF32 control lands, at every GPU-suite shape and bench size.
+
+Runs each step (and cuBLAS itself, step 00) with --check on every shape of the GPU suite's
+random-input groups and at the bench sizes, parses the error columns the harness prints
+(max and RMS of |got - ref64| in units of u of |alpha||A||B| + |beta||C|), and prints:
+  - per step: the largest max error over all shapes, and where; the largest RMS
+  - the control (cuBLAS with TF32 tensor cores): its smallest max error, and where
+  - the margins: limit / worst correct max error, and smallest control max error / limit
+The planted faults (scripts/planted_faults.py) report their own margins.
+
+    scripts/accuracy_margins.py --build build [--steps "01_initial 12_double_buffer"] [--out FILE]
+"""
+import argparse
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCH = "1024,2048,4096,8192,1024x1024x8192,256x256x16384"
+ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\d+)\s+(ok|FAILED)(?:[^;]*;\s*error max)?\s+([0-9.e+naif-]+)")
+LIMIT = re.compile(r"FP32-grade limit ([0-9.e+]+) u")
+
+
+def suite_groups() -> list[tuple[str, str, str, str, list[str]]]:
+    """(name, sizes, alpha, beta, extra options) of the GPU suite's groups."""
+    text = (ROOT / "tests" / "gpu_suite.cmake").read_text()
+    groups = []
+    for line in re.findall(r'^\s*"([a-z0-9_]+\|[^"]+)"', text, re.M):
+        name, sizes, alpha, beta, *extra = line.split("|")
+        groups.append((name, sizes, alpha, beta, extra))
+    return groups
+
+
+def run(exe: Path, args: list[str]) -> tuple[list[tuple[str, str, float]], float]:
+    """[(shape, ok|FAILED, err max in u)] and the limit the program printed."""
+    r = subprocess.run([str(exe)] + args, capture_output=True, text=True)
+    limit = LIMIT.search(r.stdout)
+    rows = []
+    for line in r.stdout.splitlines():
+        m = ROW.match(line)
+        if m:
+            rows.append((f"{m.group(1)}x{m.group(2)}x{m.group(3)}", m.group(4), float(m.group(5))))
+    if r.returncode not in (0, 1):
+        sys.exit(f"accuracy_margins: {exe.name} {' '.join(args)} exited {r.returncode}:\n{r.stdout}{r.stderr}")
+    return rows, float(limit.group(1)) if limit else float("nan")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build", default="build", type=Path)
+    ap.add_argument("--steps", default="", help="space-separated step names (default: every built step)")
+    ap.add_argument("--control", default="control_cublas_tf32")
+    ap.add_argument("--out", type=Path, help="also write the per-shape rows here (CSV)")
+    args = ap.parse_args()
+    bin_dir = args.build / "bin"
+    steps = args.steps.split() or sorted(p.name for p in bin_dir.iterdir() if re.match(r"^\d\d_", p.name))
+    runs = [(name, ["--sizes", sizes, "--alpha", alpha, "--beta", beta] + extra)
+            for name, sizes, alpha, beta, extra in suite_groups() if alpha != "0"]
+    runs.append(("bench", ["--sizes", BENCH, "--alpha", "1", "--beta", "0"]))
+    out = ["program,group,shape,check,err_max_u"]
+    limit = float("nan")
+    worst = []  # (step, err, shape)
+    for step in steps + [args.control]:
+        exe = bin_dir / step
+        if not exe.exists():
+            continue
+        rows = []
+        for group, a in runs:
+            got, limit = run(exe, ["--check"] + a)
+            rows += [(group, shape, check, err) for shape, check, err in got]
+            out += [f"{step},{group},{shape},{check},{err}" for shape, check, err in got]
+        if step == args.control:
+            passed = [r for r in rows if r[2] == "ok"]
+            low = min(rows, key=lambda r: r[3])
+            print(f"{step:28s} smallest max error {low[3]:10.4g} u at {low[1]} ({low[0]}); "
+                  f"{len(rows) - len(passed)} of {len(rows)} shapes FAILED as they must")
+            if passed:
+                print("  control PASSED at: " + ", ".join(f"{r[1]} ({r[0]}, {r[3]:.3g} u)" for r in passed))
+            control_low = low[3]
+        else:
+            failed = [r for r in rows if r[2] != "ok"]
+            high = max(rows, key=lambda r: r[3])
+            worst.append((step, high[3], f"{high[1]} ({high[0]})"))
+            print(f"{step:28s} largest max error {high[3]:8.3g} u at {high[1]} ({high[0]}); "
+                  f"{len(failed)} of {len(rows)} shapes failed" + (": " + ", ".join(r[1] for r in failed) if failed else ""))
+    if worst:
+        w = max(worst, key=lambda t: t[1])
+        print(f"limit {limit:g} u; correct steps: worst {w[1]:.3g} u ({w[0]}, {w[2]}), margin {limit / w[1]:.3g}x")
+    if "control_low" in locals():
+        print(f"control: smallest max error {control_low:.4g} u, margin {control_low / limit:.3g}x above the limit")
+    if args.out:
+        args.out.write_text("\n".join(out) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
