@@ -16,8 +16,9 @@ from plots.retunes import retunes_section
 from plots.steps import step_dirs, step_sort_key
 from plots.tables import (accuracy_plot_section, speeds_sections, step_results_section,
                           summary_section)
+from plots.schema import display_path, warn
 from plots.tunables import (TUNABLES_DOC, read_meanings, step_tunables, step_tunables_section,
-                            tunable_values_section)
+                            tunable_values_section, undescribed)
 from plots.tuning import full_tuning_file, step_tuning_section, tuning_page
 
 
@@ -30,6 +31,8 @@ def generate(repo: Path, results_dir: Path) -> dict[Path, bytes]:
     # still shows there as missing.
     steps = sorted(set(directories).union(*(gpu.steps for gpu in gpus)), key=step_sort_key)
     meanings = read_meanings(repo)
+    for missing in undescribed(repo, directories, meanings):
+        warn(f"{display_path(repo / TUNABLES_DOC)}: no row for {missing}")
 
     outputs: dict[Path, bytes] = {}
     for gpu in gpus:
