@@ -80,7 +80,8 @@ def accuracy_cells(row: Row | None) -> list[str]:
 
 
 def accuracy_note(md_file: Path, repo: Path) -> str:
-    return ACCURACY_NOTE.replace("DOCS", relative_link(repo / "docs", md_file))
+    docs = relative_link(repo / "docs", md_file)
+    return ACCURACY_NOTE.replace("DOCS/", "" if docs == "." else docs + "/")
 
 
 def size_cell(row: Row) -> str:

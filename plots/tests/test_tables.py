@@ -36,6 +36,8 @@ class GeneratedDocsTest(GeneratedRepoTestCase):
         self.assertIn("build `Release -O3 -DNDEBUG -lineinfo`, git 0f9e8d7c6b5a-dirty, "
                       "a1b2c3d4e5f6, measured 2024-11-21 (UTC)", summary)
         self.assertIn("in units of u = 2^-24 ([methodology](docs/methodology.md))", summary)
+        self.assertIn("([methodology](methodology.md))",
+                      section(self.read("docs/overview.md"), "results-summary"))
 
     def test_image_links_relative_to_each_file(self):
         image = f"{H100}/steps_2048_4096.png)"
