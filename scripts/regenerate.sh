@@ -6,7 +6,7 @@
 #   scripts/regenerate.sh            update the generated files
 #   scripts/regenerate.sh --check    write nothing; exit 1 if any generated file is stale
 #
-# Any arguments are passed on to plots/sgemm_plots.py (see its --help).
+# Any arguments are passed on to the plot tool, `python -m plots` (see its --help).
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -36,4 +36,4 @@ if ! venv_matches_pins; then
 fi
 
 cd "$repo"
-exec "$venv/bin/python" -m plots.sgemm_plots "$@"
+exec "$venv/bin/python" -m plots "$@"

@@ -1,0 +1,7 @@
+"""`python -m plots`: see plots/cli.py."""
+
+import sys
+
+from plots.cli import main
+
+sys.exit(main())
