@@ -37,10 +37,12 @@ cmake --build "$build" -j "$(nproc)"
 
 [ -n "$steps" ] || steps=$(list_steps)
 mkdir -p "results/$slug"
+failed=()
 for step in $steps; do
   csv="results/$slug/$step.csv"
   rm -f "$csv"  # a results file holds one run of the step: the newest
-  "$build/bin/$step" --sizes "$sizes" --csv "$csv"
+  # A step that fails a check has no row for that size; the others are still measured.
+  "$build/bin/$step" --sizes "$sizes" --csv "$csv" || failed+=("$step")
 done
 mkdir -p "results/$slug/controls"
 csv="results/$slug/controls/cublas_tf32.csv"
@@ -52,4 +54,8 @@ fi
 echo "bench.sh: results in results/$slug/"
 if [ "$plots" = 1 ]; then
   scripts/regenerate.sh
+fi
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "bench.sh: FAILED (a check or a CUDA error): ${failed[*]}" >&2
+  exit 1
 fi

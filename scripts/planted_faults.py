@@ -203,30 +203,34 @@ def main() -> int:
             exes[stem] = exe
 
     # Negative controls: each step, unmodified, through the same build path and the same runs.
-    controls_ok = True
+    # A fault's run is judged only if the unmodified step passed that very run: otherwise a
+    # "caught" would prove nothing, and it is reported as unjudged (and the script fails).
+    control_ok = {}
     for _, step, _, runs in FAULTS:
         for run_args, expect in runs:
+            if (step, run_args, expect) in control_ok:
+                continue
             r = subprocess.run(command(exes[f"control_{step}"], run_args, expect), capture_output=True, text=True)
-            ok = r.returncode == 0
-            controls_ok &= ok
-            print(f"{'pass' if ok else 'FAIL'}    unmodified {step} [{run_args}] ({expect}) -> exit {r.returncode}",
-                  flush=True)
-    if not controls_ok:
-        print("planted_faults: an unmodified step failed its runs; the faults would prove nothing")
-        return 1
+            control_ok[(step, run_args, expect)] = ok = r.returncode == 0
+            print(f"{'pass' if ok else 'FAIL'}    unmodified {step} [{run_args}] ({expect}) -> exit {r.returncode}"
+                  + ("" if ok else ": " + (r.stdout + r.stderr).strip().splitlines()[-1][:200]), flush=True)
 
-    missed = runs_total = 0
+    missed = unjudged = runs_total = 0
     for n, (name, step, edits, runs) in enumerate(FAULTS):
         for run_args, expect in runs:
             runs_total += 1
+            if not control_ok[(step, run_args, expect)]:
+                unjudged += 1
+                print(f"UNJUDGED {name} [{step}; {run_args}] ({expect}): the unmodified step failed this run")
+                continue
             r = subprocess.run(command(exes[f"fault{n}"], run_args, expect), capture_output=True, text=True)
             caught, detail = judge(r, run_args, expect)
             missed += not caught
             print(f"{'caught' if caught else 'MISSED'}  {name} [{step}; {run_args}] -> exit {r.returncode} "
                   f"({expect}): {detail}", flush=True)
-    print(f"planted_faults: {runs_total - missed} of {runs_total} runs caught, {missed} missed; "
-          f"{len(FAULTS)} faults, negative controls passed")
-    return 1 if missed else 0
+    print(f"planted_faults: {runs_total - missed - unjudged} of {runs_total} runs caught, {missed} missed, "
+          f"{unjudged} unjudged (negative control failed); {len(FAULTS)} faults")
+    return 1 if missed or unjudged else 0
 
 
 if __name__ == "__main__":
