@@ -31,8 +31,11 @@ bool is_guard(float x) {
 
 double error_bound(int K, double scale) { return (double(K) + 2.0) * FLT_EPSILON * scale; }
 
-double error_u(float got, double ref, double scale) {
-  const double err = std::fabs(double(got) - ref);
+double underflow_allowance(int K) { return (2.0 * K + 4.0) * 0x1p-150; }
+
+double error_u(float got, double ref, double scale, double allowance) {
+  double err = std::fabs(double(got) - ref) - allowance;
+  if (err < 0) err = 0;  // written so that a NaN stays NaN
   if (!std::isfinite(ref) || !std::isfinite(scale)) return std::numeric_limits<double>::quiet_NaN();
   if (scale == 0) return err == 0 ? 0.0 : std::numeric_limits<double>::infinity();  // must be exact
   return err / (kUnitRoundoff * scale);
@@ -79,12 +82,13 @@ struct ErrorSum {
 
 Accuracy measure(const Reference& ref, const float* got, std::size_t ld) {
   const int parts = row_parts(make_c_layout(ref.M, ref.N));
+  const double allowance = underflow_allowance(ref.K);
   std::vector<ErrorSum> sums(parts);
   for_row_ranges(ref.M, parts, [&](int begin, int end, int part) {
     for (int row = begin; row < end; ++row)
       for (int col = 0; col < ref.N; ++col) {
         const std::size_t i = std::size_t(row) * ref.N + col;
-        sums[part].add(error_u(got[row * ld + col], ref.c[i], ref.scale[i]));
+        sums[part].add(error_u(got[row * ld + col], ref.c[i], ref.scale[i], allowance));
       }
   });
   for (int part = 1; part < parts; ++part) sums[0].merge(sums[part]);
@@ -117,6 +121,7 @@ VerifyReport verify(const CLayout& L, const float* got, const Reference& ref, Ru
   const double bound_u = 2.0 * (double(ref.K) + 2.0);
   const double limit_u = rule == Rule::RandomInputs ? std::min(bound_u, kAccuracyLimitU) : bound_u;
   const int parts = row_parts(L);
+  const double allowance = underflow_allowance(ref.K);
   std::vector<VerifyReport> part_reports(parts);
   std::vector<ErrorSum> sums(parts);
   for_row_ranges(L.M, parts, [&](int begin, int end, int part) {
@@ -132,7 +137,7 @@ VerifyReport verify(const CLayout& L, const float* got, const Reference& ref, Ru
           continue;
         }
         const std::size_t i = static_cast<std::size_t>(row) * L.N + col;
-        const double e = error_u(g, ref.c[i], ref.scale[i]);
+        const double e = error_u(g, ref.c[i], ref.scale[i], allowance);
         sums[part].add(e);
         if (!(e <= limit_u)) {  // NaN and Inf fail here
           ++r.wrong;

@@ -89,8 +89,16 @@ struct VerifyReport {
   std::string summary() const;
 };
 
-// The error of element `got` against ref/scale, in units of u; NaN/Inf in, NaN/Inf out.
-double error_u(float got, double ref, double scale);
+// Gradual underflow: below FP32's smallest normal number (2^-126) an operation may be off by
+// half the subnormal spacing, 2^-150, however small the scale. A length-K dot product with
+// alpha and beta takes about 2K + 4 operations, so that much absolute error is excused
+// (at the harness's random inputs it is ~10^-36 of the result: it matters only for
+// results near FP32's smallest numbers, e.g. --alpha 1e-40).
+double underflow_allowance(int K);
+
+// The error of element `got` against ref/scale, in units of u, after the allowance is taken
+// off; NaN/Inf in, NaN/Inf out.
+double error_u(float got, double ref, double scale, double allowance = 0);
 
 // The accuracy of a result stored as M rows of stride ld (no guards): used for cuBLAS's.
 Accuracy measure(const Reference& ref, const float* got, std::size_t ld);

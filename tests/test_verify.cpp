@@ -82,6 +82,17 @@ TEST_CASE("the error is measured in units of u of the scale") {
   CHECK(std::isnan(error_u(1.0f, std::numeric_limits<double>::infinity(), 1.0)));  // non-finite reference
 }
 
+TEST_CASE("results near FP32's smallest numbers: gradual underflow is excused, no more") {
+  Fixture f(0.0f, 4, 6, 300, 1e-40f);  // alpha subnormal: every result is a subnormal number
+  f.compute_fp32(exact);
+  CHECK(f.run().ok);
+  CHECK(f.run().accuracy.max_u <= kAccuracyLimitU);
+  f.compute_fp32(exact, 17);  // a dropped product is still seen
+  CHECK_FALSE(f.run().ok);
+  CHECK(error_u(0x1p-149f, 0.0, 0x1p-149, underflow_allowance(1)) == 0.0);  // one subnormal step: excused
+  CHECK(error_u(0x1p-140f, 0.0, 0x1p-140, underflow_allowance(1)) > kAccuracyLimitU);
+}
+
 TEST_CASE("a correct result passes, with rounding-sized differences") {
   Fixture f;
   REQUIRE(f.run().ok);
