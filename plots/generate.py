@@ -7,6 +7,7 @@ from pathlib import Path
 
 from plots.diffs import STEP_DIFFS_TEMPLATE, diff_sizes_section, diff_vs_sections
 from plots.figures import plot_files
+from plots.margins import margins_section
 from plots.markers import update_sections
 from plots.profile_tables import (glossary_figures_section, profile_summary_section,
                                   step_compare_section, step_profile_section)
@@ -73,6 +74,9 @@ def generate(repo: Path, results_dir: Path) -> dict[Path, bytes]:
         repo / "docs" / "step-diffs.md", {"diff-sizes": diff_sizes_section(repo, directories)},
         template=STEP_DIFFS_TEMPLATE))
     # Pages that hold one generated block each; a repository without them is left alone.
+    methodology = repo / "docs" / "methodology.md"
+    if methodology.is_file() and (margins := margins_section(repo, results_dir)) is not None:
+        add(methodology, update_sections(methodology, {"accuracy-margins": margins}))
     for path, name, content in (
             (repo / "docs" / "glossary.md", "profiler-figures", glossary_figures_section),
             (repo / TUNABLES_DOC, "tunable-values",

@@ -10,6 +10,11 @@ random-input groups and at the bench sizes, parses the error columns the harness
   - the margins: limit / worst correct max error, and smallest control max error / limit
 The planted faults (scripts/planted_faults.py) report their own margins.
 
+With --from-ctest-log, nothing is run: the rows are read from a verbose log of the GPU suite
+(`ctest -V`, as scripts/device_run.sh's test phase keeps it) and written as CSV
+(program,shape,check,err_max_u) for results/<gpu>/profiles/accuracy_suite.csv, from which
+the plot tool writes the margins table of docs/methodology.md.
+
     scripts/accuracy_margins.py --build build [--steps "01_initial 12_double_buffer"] [--out FILE]
 """
 import argparse
@@ -45,13 +50,39 @@ def run(exe: Path, args: list[str]) -> tuple[list[tuple[str, str, float]], float
     return rows, float(limit.group(1)) if limit else float("nan")
 
 
+SUITE_ROW = re.compile(r"^(\d+): +(\d+) +(\d+) +(\d+)  (ok|FAILED)(?:[^;]*;\s*error max)?\s+([0-9.e+naif-]+)")
+
+
+def rows_from_ctest_log(log: Path) -> list[str]:
+    """program,shape,check,err_max_u for every shape line of a verbose CTest log."""
+    programs = {}
+    out = ["program,shape,check,err_max_u"]
+    for line in log.read_text(errors="replace").splitlines():
+        command = re.match(r"^(\d+): Test command: .*?/bin/(\d\d_[a-z0-9_]+|control_[a-z0-9_]+)", line)
+        if command:
+            programs[command.group(1)] = command.group(2)
+        row = SUITE_ROW.match(line)
+        if row and row.group(1) in programs:
+            out.append(f"{programs[row.group(1)]},{row.group(2)}x{row.group(3)}x{row.group(4)},"
+                       f"{row.group(5)},{row.group(6)}")
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build", default="build", type=Path)
     ap.add_argument("--steps", default="", help="space-separated step names (default: every built step)")
     ap.add_argument("--control", default="control_cublas_tf32")
     ap.add_argument("--out", type=Path, help="also write the per-shape rows here (CSV)")
+    ap.add_argument("--from-ctest-log", type=Path, metavar="LOG",
+                    help="read the rows from a verbose GPU-suite log instead of running anything")
     args = ap.parse_args()
+    if args.from_ctest_log:
+        rows = rows_from_ctest_log(args.from_ctest_log)
+        if args.out:
+            args.out.write_text("\n".join(rows) + "\n")
+        print(f"accuracy_margins: {len(rows) - 1} shape rows from {args.from_ctest_log}")
+        return 0 if len(rows) > 1 else 1
     bin_dir = args.build / "bin"
     steps = args.steps.split() or project.steps()
     runs = [(name, ["--sizes", sizes, "--alpha", alpha, "--beta", beta] + extra)

@@ -42,6 +42,8 @@ for phase in "$@"; do
       # Verbose: every shape's line (its error against the FP64 reference) is kept, so the
       # margins of the FP32-grade limit can be read off the whole suite afterwards.
       (cd "$build" && ctest -j 8 -V) > "$logs/ctest.log" 2>&1 || status=1
+      python3 scripts/accuracy_margins.py --from-ctest-log "$logs/ctest.log" --out "$logs/accuracy_suite.csv" \
+        >> "$out/summary.txt" 2>&1 || status=1
       grep -E "tests passed|\(Failed\)|\*\*\*Failed|Not Run" "$logs/ctest.log" >> "$out/summary.txt"
       ;;
     sanitize)

@@ -1,0 +1,109 @@
+"""The margins of the FP32-grade limit, both sides, for docs/methodology.md.
+
+Below the limit: every program's largest max error (in u, common/verify.hpp) over the GPU
+suite's shapes (results/<gpu>/profiles/accuracy_suite.csv, read from the suite's verbose
+log by scripts/accuracy_margins.py) and over the bench sizes (results/<gpu>/*.csv). Above
+it: the cuBLAS TF32 control's smallest max error where it fails, and the planted faults'
+smallest margins (results/<gpu>/profiles/planted_faults_run.log)."""
+
+from __future__ import annotations
+
+import csv
+import re
+from pathlib import Path
+
+from plots.markdown import md_table
+from plots.schema import read_results_csv
+from plots.steps import step_sort_key
+
+CONTROL = "control_cublas_tf32"
+LIMIT = re.compile(r"kAccuracyLimitU\s*=\s*([0-9.]+)")
+FAULT = re.compile(r"^caught\s+(.*?) \[[^;]*;.*\(check\): .*smallest error ([0-9.e+]+)x the limit")
+
+
+def accuracy_limit(repo: Path) -> float | None:
+    match = LIMIT.search((repo / "common" / "verify.hpp").read_text(encoding="utf-8"))
+    return float(match.group(1)) if match else None
+
+
+def _suite(path: Path) -> list[tuple[str, str, str, float]]:
+    if not path.is_file():
+        return []
+    with path.open(encoding="utf-8") as f:
+        return [(r["program"], r["shape"], r["check"], float(r["err_max_u"])) for r in csv.DictReader(f)]
+
+
+def _bench(gpu_dir: Path) -> list[tuple[str, str, str, float]]:
+    rows = []
+    for path in sorted(gpu_dir.glob("*.csv")) + sorted((gpu_dir / "controls").glob("*.csv")):
+        program = path.stem if path.parent.name != "controls" else f"control_{path.stem}"
+        for row in read_results_csv(path):
+            if row.err_max_u is not None and not row.variant:
+                rows.append((program, f"{row.m}x{row.n}x{row.k}", "ok" if row.verified else "FAILED",
+                             row.err_max_u))
+    return rows
+
+
+def _faults(path: Path) -> list[tuple[str, float]]:
+    """(fault, smallest error over the limit) of the faults that the check itself caught."""
+    if not path.is_file():
+        return []
+    found: dict[str, float] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        match = FAULT.match(line)
+        if match:
+            found[match.group(1)] = min(found.get(match.group(1), float("inf")), float(match.group(2)))
+    return sorted(found.items(), key=lambda kv: kv[1])
+
+
+def _worst(rows, program):
+    mine = [r for r in rows if r[0] == program]
+    return max(mine, key=lambda r: r[3]) if mine else None
+
+
+def _cell(row, limit: float, below: bool) -> list[str]:
+    if row is None:
+        return ["—", "—"]
+    margin = limit / row[3] if below else row[3] / limit
+    return [f"{row[3]:.3g} at {row[1]}", f"{margin:.1f}x {'below' if below else 'above'}"]
+
+
+def margins_section(repo: Path, results_dir: Path) -> str | None:
+    limit = accuracy_limit(repo)
+    if limit is None or not results_dir.is_dir():
+        return None
+    parts = []
+    for gpu_dir in sorted(p for p in results_dir.iterdir() if p.is_dir()):
+        suite = _suite(gpu_dir / "profiles" / "accuracy_suite.csv")
+        bench = _bench(gpu_dir)
+        if not suite and not any(r[0] == CONTROL for r in bench):
+            continue
+        programs = sorted({r[0] for r in suite + bench if r[0] != CONTROL}, key=step_sort_key)
+        body = []
+        for program in programs:
+            body.append([program] + _cell(_worst(suite, program), limit, True)
+                        + _cell(_worst(bench, program), limit, True))
+        failed_suite = [r for r in suite if r[0] == CONTROL and r[2] != "ok"]
+        failed_bench = [r for r in bench if r[0] == CONTROL and r[2] != "ok"]
+        control = [f"{CONTROL} (must fail)"]
+        control += _cell(min(failed_suite, key=lambda r: r[3]) if failed_suite else None, limit, False)
+        control += _cell(min(failed_bench, key=lambda r: r[3]) if failed_bench else None, limit, False)
+        body.append(control)
+        title = gpu_dir.name
+        table = md_table(["program", "suite: largest max error (u)", "margin", "bench: largest max error (u)",
+                          "margin"], body, "lllll")
+        text = f"**{title}** (limit {limit:g} u; for the control, the smallest max error where it fails)\n\n{table}"
+        passed = sorted({r[1] for r in suite if r[0] == CONTROL and r[2] == "ok"})
+        if passed:
+            text += (f"\n\nThe control passes where cuBLAS does not use the tensor cores (a dimension of 1, "
+                     f"or K = 1): {', '.join(passed)}; every suite group it runs in still fails.")
+        faults = _faults(gpu_dir / "profiles" / "planted_faults_run.log")
+        if faults:
+            text += "\n\nPlanted faults caught by the check, smallest error over the limit at any of their shapes:\n\n"
+            # A fault whose wrong elements stay under the limit was caught by something else:
+            # a write into the guard cells beside C.
+            text += md_table(["fault", "margin above the limit"],
+                             [[name, f"{margin:.3g}x" if margin >= 1 else "caught by the guard cells"]
+                              for name, margin in faults], "lr")
+        parts.append(text)
+    return "\n\n".join(parts) if parts else None
