@@ -170,7 +170,7 @@ def judge(r: subprocess.CompletedProcess, args: str, expect: str) -> tuple[bool,
             margin += " (caught by the guard cells)"
         return caught, f"{len(failed)}/{n} shapes failed, {margin}"
     if expect == "cuda":
-        return r.returncode == 4, next((l for l in out.splitlines() if "error" in l), "")[:160]
+        return r.returncode == 4, next((l for l in out.splitlines() if "failed: cuda" in l), "")[:160]
     # a sanitizer tool
     errors = re.search(r"(?:ERROR|RACECHECK) SUMMARY: (\d+) (?:error|hazard)", out)
     return (r.returncode == SANITIZER_EXIT and errors is not None and int(errors.group(1)) > 0,
