@@ -4,6 +4,8 @@ x: the step's RMS error over cuBLAS SGEMM's on the same inputs (err_rms_vs_cubla
 y: the step's speed over cuBLAS SGEMM's in the same run (ratio_to_cublas). cuBLAS with one
 TF32 pass (results/<gpu>/controls/cublas_tf32.csv) is drawn as a labelled context point: it
 fails the FP32-grade check, so it is never a step and never enters a "% of cuBLAS" figure.
+Only the square bench sizes are drawn (GpuResults.rows, labelled M=N=K=size); the non-square
+shapes (e.g. 1024x1024x8192) are in the `shapes` tables (plots/shapes.py), not here.
 """
 
 from __future__ import annotations

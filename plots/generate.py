@@ -14,6 +14,7 @@ from plots.profile_tables import (glossary_figures_section, profile_summary_sect
 from plots.profiles import load_profiles
 from plots.results import load_results
 from plots.retunes import retunes_section
+from plots.shapes import overview_shapes_section, step_shapes_section
 from plots.steps import step_dirs, step_sort_key
 from plots.tables import (accuracy_plot_section, speeds_sections, step_results_section,
                           summary_section)
@@ -51,6 +52,7 @@ def generate(repo: Path, results_dir: Path) -> dict[Path, bytes]:
         if md_file == repo / "docs" / "overview.md":
             sections["profile-summary"] = profile_summary_section(profiles, steps)
             sections["retunes"] = retunes_section(repo, directories, gpus)
+            sections["shapes"] = overview_shapes_section(gpus, steps, md_file, repo)
             sections.update(speeds_sections(md_file.read_text(encoding="utf-8")
                                             if md_file.is_file() else "", steps, gpus))
         add(md_file, update_sections(md_file, sections))
@@ -58,6 +60,7 @@ def generate(repo: Path, results_dir: Path) -> dict[Path, bytes]:
         page = repo / "steps" / step / "README.md"
         defaults = step_tunables(repo, step)
         sections = {"results": step_results_section(step, gpus, page, repo),
+                    "shapes": step_shapes_section(step, gpus, page, repo),
                     "tuning": step_tuning_section(step, gpus, defaults, page, repo),
                     "profile": step_profile_section(step, profiles, "../../docs"),
                     "compare": step_compare_section(step, profiles, "../../docs"),

@@ -30,7 +30,7 @@ def replace_section(text: str, name: str, content: str, path: Path) -> str | Non
 
 # Sections that a file may lack without a warning (the markers are added as docs are written).
 OPTIONAL_SECTIONS = ("profile", "profile-summary", "compare", "speed-vs-accuracy", "tunables",
-                     "retunes")
+                     "retunes", "shapes")
 
 
 def update_sections(path: Path, sections: dict[str, str], template: str | None = None

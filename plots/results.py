@@ -30,15 +30,19 @@ class GpuResults:
     rows: dict[tuple[str, int], Row]  # default-variant, square shapes, keyed (step, size)
     tuning: dict[str, list[Row]]  # tuning rows per step
     controls: dict[str, list[Row]] = field(default_factory=dict)  # control name -> rows
+    # default-variant, non-square shapes (e.g. 1024x1024x8192), keyed (step, (m, n, k)): only
+    # the `shapes` tables show them, never the plots or the square tables
+    shapes: dict[tuple[str, tuple[int, int, int]], Row] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
-        all_rows = [*self.rows.values(), *(r for rs in self.tuning.values() for r in rs)]
+        all_rows = [*self.rows.values(), *self.shapes.values(),
+                    *(r for rs in self.tuning.values() for r in rs)]
         return " / ".join(sorted({row.gpu for row in all_rows}))
 
     @property
     def steps(self) -> set[str]:
-        return {step for step, _ in self.rows}
+        return {step for step, _ in self.rows} | {step for step, _ in self.shapes}
 
     @property
     def sizes(self) -> list[int]:
@@ -55,6 +59,29 @@ class GpuResults:
         values = [row.cublas_gflops for (_, s), row in self.rows.items()
                   if s == size and row.has_cublas]
         return statistics.median(values) if values else None
+
+    def shape_row(self, step: str, shape: tuple[int, int, int]) -> Row | None:
+        return self.shapes.get((step, shape))
+
+    def shapes_of(self, steps: list[str]) -> list[tuple[int, int, int]]:
+        """The non-square shapes that any of these steps was measured at, in shape order."""
+        chosen = set(steps)
+        return sorted({shape for step, shape in self.shapes if step in chosen}, key=shape_order)
+
+    def shape_rows_of(self, step: str) -> list[Row]:
+        return [self.shapes[(step, shape)] for shape in self.shapes_of([step])]
+
+    def shape_cublas_gflops(self, shape: tuple[int, int, int]) -> float | None:
+        """cuBLAS at one non-square shape: the median of its runs beside every step."""
+        values = [row.cublas_gflops for (_, s), row in self.shapes.items()
+                  if s == shape and row.has_cublas]
+        return statistics.median(values) if values else None
+
+
+def shape_order(shape: tuple[int, int, int]) -> tuple[int, int, int]:
+    """Non-square shapes by K, then M, then N: 1024x1024x8192 before 256x256x16384."""
+    m, n, k = shape
+    return k, m, n
 
 
 def _square_defaults(rows: list[Row]) -> list[Row]:
@@ -78,8 +105,12 @@ def load_results(results_dir: Path) -> list[GpuResults]:
             if any(row.variant for row in file_rows):
                 warn(f"{display_path(path)}: rows with a variant are ignored here "
                      "(tuning sweeps belong in tuning/)")
-        # Only the default variant of square shapes goes into the plots and tables.
-        rows = {(row.step, row.m): row for row in _square_defaults(main_rows)}
+        # Only the default variant goes into the plots and tables: square shapes by size,
+        # the others (the K-heavy shapes) by (m, n, k), for their own tables.
+        defaults = [row for row in keep_last(main_rows) if not row.variant]
+        rows = {(row.step, row.m): row for row in defaults if row.is_square}
+        shapes = {(row.step, (row.m, row.n, row.k)): row for row in defaults
+                  if not row.is_square}
         tuning: dict[str, list[Row]] = {}
         for row in keep_last([row for path in tuning_files for row in read_results_csv(path)]):
             tuning.setdefault(row.step, []).append(row)
@@ -88,5 +119,5 @@ def load_results(results_dir: Path) -> list[GpuResults]:
             path = gpu_dir / "controls" / f"{name}.csv"
             if path.is_file():
                 controls[name] = _square_defaults(read_results_csv(path))
-        results.append(GpuResults(gpu_dir.name, rows, tuning, controls))
+        results.append(GpuResults(gpu_dir.name, rows, tuning, controls, shapes))
     return results
