@@ -97,7 +97,8 @@ struct VerifyReport {
 double underflow_allowance(int K);
 
 // The error of element `got` against ref/scale, in units of u, after the allowance is taken
-// off; NaN/Inf in, NaN/Inf out.
+// off; NaN/Inf in, NaN/Inf out, except an infinity where the exact result overflows FP32 with
+// the same sign, which is FP32's correctly rounded answer (error 0).
 double error_u(float got, double ref, double scale, double allowance = 0);
 
 // The accuracy of a result stored as M rows of stride ld (no guards): used for cuBLAS's.

@@ -165,6 +165,14 @@ TEST_CASE("NaN and Inf never pass, and make the accuracy NaN") {
   CHECK(std::isnan(r.accuracy.rms_u));
 }
 
+TEST_CASE("an exact result beyond FP32's range: only the infinity of its sign is right") {
+  const float inf = std::numeric_limits<float>::infinity();
+  CHECK(error_u(inf, 1.02e39, 1.02e39) == 0.0);
+  CHECK(std::isinf(error_u(-inf, 1.02e39, 1.02e39)));  // the wrong sign
+  CHECK(std::isinf(error_u(inf, 3.0e38, 3.0e38)));     // in range: Inf is wrong
+  CHECK(std::isnan(error_u(std::nanf(""), 1.02e39, 1.02e39)));
+}
+
 TEST_CASE("a non-finite reference is never a pass") {
   Fixture f;
   f.ref.c[0] = std::numeric_limits<double>::infinity();
