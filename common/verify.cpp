@@ -124,8 +124,7 @@ std::string VerifyReport::summary() const {
 }
 
 VerifyReport verify(const CLayout& L, const float* got, const Reference& ref, Rule rule, std::size_t max_listed) {
-  // The worst-case bound in units of u: (K + 2) * eps / u = 2 (K + 2).
-  const double bound_u = 2.0 * (double(ref.K) + 2.0);
+  const double bound_u = error_bound(ref.K, 1.0) / kUnitRoundoff;  // in units of u: 2 (K + 2)
   const double limit_u = rule == Rule::RandomInputs ? std::min(bound_u, kAccuracyLimitU) : bound_u;
   const int parts = row_parts(L);
   const double allowance = underflow_allowance(ref.K);

@@ -137,7 +137,6 @@ FAULTS = [
 
 LIMIT = re.compile(r"FP32-grade limit ([0-9.e+]+) u")
 FAILED_LINE = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\d+)\s+(?:after timing: )?FAILED.*?error max ([0-9.e+naif-]+) u")
-OK_LINE = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\d+)\s+ok\s+([0-9.e+-]+)")
 
 
 def command(exe: Path, args: str, expect: str) -> list[str]:
