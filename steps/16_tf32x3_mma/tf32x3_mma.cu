@@ -33,6 +33,8 @@ constexpr int WARPS_Y = 2;      // warps per block along M
 constexpr int MMA_TILES_X = 4;  // 8-column mma tiles per warp along N
 constexpr int MMA_TILES_Y = 4;  // 16-row mma tiles per warp along M
 constexpr int PASSES = 3;       // tensor-core products per multiply-add: 3 (3xTF32) or 1 (TF32)
+constexpr bool FAST_SPLIT = true;  // split without the clamp; a block whose outputs come out NaN does it again with it
+constexpr bool ROUND_BIG = true;   // big = x rounded to TF32 (false: x itself, which the tensor core truncates)
 
 constexpr int MMA_M = 16, MMA_N = 8, MMA_K = 8;  // mma.sync.m16n8k8: C[16][8] += A[16][8] B[8][8]
 constexpr int THREADS = 32 * WARPS_X * WARPS_Y;
@@ -205,22 +207,36 @@ __device__ __forceinline__ void load_fragments(Fragments& f, const float (&sA)[B
 // ties away from zero, as cvt.rna.tf32.f32 does): add half of TF32's last place to the bit
 // pattern, then clear the 13 bits TF32 does not keep. small = x - big is exact in FP32 and at
 // most 2^-11 of x; the tensor core reads its top 19 bits (it truncates the low 13), so big and
-// small carry 22 of x's 24 significant bits. x is first clamped to TF32's range: an Inf then
-// splits into big = +-TF32_MAX and small = Inf (not Inf - Inf = NaN), a NaN into a finite big
-// and small = NaN, and an x above TF32_MAX into TF32_MAX and an exact rest, so every product
-// still comes out Inf, NaN or finite as in FP32. Five instructions per value.
+// small carry 22 of x's 24 significant bits. Three instructions per value.
+// With ROUND_BIG false, big is x itself: the tensor core reads only its top 19 bits, i.e. x
+// truncated to TF32, and small = x - (x truncated) is up to 2^-10 of x: two instructions, and
+// a larger (and one-sided) rest for the tensor core to truncate.
+// Inf and NaN: an Inf input makes small = Inf - Inf = NaN, and an x within half a TF32 place
+// of FP32's largest value rounds to big = Inf and small = -Inf; either way every output that
+// input reaches comes out NaN. The CAREFUL split first clamps x to TF32's range (two more
+// instructions): an Inf then splits into big = +-TF32_MAX and small = Inf, a NaN into a finite
+// big and small = NaN, and an x above TF32_MAX into TF32_MAX and an exact rest, so every
+// product comes out Inf, NaN or finite as in FP32. The fast split is the default, and a block
+// that finds a NaN among its outputs computes them again with the careful one (sgemm_kernel).
 constexpr float TF32_MAX = 0x1.ffcp127f;  // (2 - 2^-10) * 2^127, the largest TF32 value
 __device__ __forceinline__ float round_to_tf32(float x) {
   return __uint_as_float((__float_as_uint(x) + 0x1000u) & 0xffffe000u);
 }
+template <bool CAREFUL>
 __device__ __forceinline__ void split(float x, float& big, float& small) {
   if constexpr (PASSES == 1) {  // no small part to carry a NaN: cvt keeps Inf and NaN as they are
     unsigned bits;
     asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(bits) : "f"(x));
     big = __uint_as_float(bits);
-  } else {
+  } else if constexpr (CAREFUL) {
     big = round_to_tf32(fminf(fmaxf(x, -TF32_MAX), TF32_MAX));
     small = x - big;
+  } else if constexpr (ROUND_BIG) {
+    big = round_to_tf32(x);
+    small = x - big;
+  } else {
+    small = x - __uint_as_float(__float_as_uint(x) & 0xffffe000u);
+    big = x;
   }
 }
 
@@ -255,22 +271,15 @@ __device__ __forceinline__ void tiny_k_products(float (&acc)[MMA_TILES_Y][MMA_TI
           if (k < K) acc[i][j][r] += sA[warp_row + i * MMA_M + g + (r / 2) * 8][k] * sB[k][warp_col + 8 * t + j + (r % 2) * 4];
 }
 
-__global__ void __launch_bounds__(THREADS, MIN_BLOCKS) sgemm_kernel(sgemm::Problem p) {
-  // The stages outgrow the 48 KB of static shared memory, so they live in dynamic shared
-  // memory (the launch raises the block's limit): A's stages, then B's.
-  extern __shared__ __align__(16) float shared[];
-  auto& sA = *reinterpret_cast<float(*)[STAGES][BM][TUNE_SPLIT + A_PAD]>(shared);  // [STAGES][BM][TUNE_SPLIT]
-  auto& sB = *reinterpret_cast<float(*)[STAGES][TUNE_SPLIT][BN + B_PAD]>(shared + STAGES * BM * (TUNE_SPLIT + A_PAD));
+using StagesA = float[STAGES][BM][TUNE_SPLIT + A_PAD];
+using StagesB = float[STAGES][TUNE_SPLIT][BN + B_PAD];
 
-  const int tid = threadIdx.x;
-  const int block_row = (SWAP_XY ? blockIdx.x : blockIdx.y) * BM;
-  const int block_col = (SWAP_XY ? blockIdx.y : blockIdx.x) * BN;
-  // This warp's tile of the block's C tile.
-  const int warp = tid / 32, lane = tid % 32;
-  const int warp_row = warp / WARPS_X * WARP_TILE_M;
-  const int warp_col = warp % WARPS_X * WARP_TILE_N;
-
-  float acc[MMA_TILES_Y][MMA_TILES_X][4] = {};  // this lane's outputs, FP32 sums (rounded to nearest)
+// The block's product over all of K, added to acc: the copy pipeline of step 13, and per k
+// tile the split fragments' mma into a chunk that starts from zero, then folded into acc.
+template <bool CAREFUL>
+__device__ __forceinline__ void block_product(const sgemm::Problem& p, float (&acc)[MMA_TILES_Y][MMA_TILES_X][4],
+                                              StagesA& sA, StagesB& sB, int block_row, int block_col, int warp_row,
+                                              int warp_col, int tid, int lane) {
   const int k_tiles = sgemm::ceil_div(p.K, TUNE_SPLIT);  // k_tile runs over these
   // Tiles 0 .. STAGES-2 in flight, one group each (empty past the last tile: the wait below
   // counts groups, so every tile slot commits one).
@@ -281,8 +290,7 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) sgemm_kernel(sgemm::Probl
   }
   int stage = 0;               // the stage tile k_tile is read from
   int fill_stage = STAGES - 1;  // the stage tile k_tile + STAGES - 1 is copied into
-  const int mma_k_tiles = p.K < MMA_K ? 0 : k_tiles;  // tiny K: no mma (tiny_k_products)
-  for (int k_tile = 0; k_tile < mma_k_tiles; ++k_tile) {
+  for (int k_tile = 0; k_tile < k_tiles; ++k_tile) {
     wait_copies<STAGES - 2>();  // this thread's copies of tile k_tile have landed...
     __syncthreads();  // ...and everyone's; and everyone is done reading tile k_tile - 1's stage
 
@@ -299,11 +307,11 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) sgemm_kernel(sgemm::Probl
 #pragma unroll
       for (int i = 0; i < MMA_TILES_Y; ++i)
 #pragma unroll
-        for (int r = 0; r < 4; ++r) split(big.a[i][r], big.a[i][r], small.a[i][r]);
+        for (int r = 0; r < 4; ++r) split<CAREFUL>(big.a[i][r], big.a[i][r], small.a[i][r]);
 #pragma unroll
       for (int j = 0; j < MMA_TILES_X; ++j)
 #pragma unroll
-        for (int r = 0; r < 2; ++r) split(big.b[j][r], big.b[j][r], small.b[j][r]);
+        for (int r = 0; r < 2; ++r) split<CAREFUL>(big.b[j][r], big.b[j][r], small.b[j][r]);
       // The small products first, while the chunk is small.
 #pragma unroll
       for (int i = 0; i < MMA_TILES_Y; ++i)
@@ -330,10 +338,54 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) sgemm_kernel(sgemm::Probl
     stage = stage + 1 == STAGES ? 0 : stage + 1;  // the ring advances by one stage per tile
     fill_stage = fill_stage + 1 == STAGES ? 0 : fill_stage + 1;
   }
-  if (p.K < MMA_K) {
+}
+
+__global__ void __launch_bounds__(THREADS, MIN_BLOCKS) sgemm_kernel(sgemm::Problem p) {
+  // The stages outgrow the 48 KB of static shared memory, so they live in dynamic shared
+  // memory (the launch raises the block's limit): A's stages, then B's.
+  extern __shared__ __align__(16) float shared[];
+  auto& sA = *reinterpret_cast<StagesA*>(shared);  // [STAGES][BM][TUNE_SPLIT]
+  auto& sB = *reinterpret_cast<StagesB*>(shared + STAGES * BM * (TUNE_SPLIT + A_PAD));  // [STAGES][TUNE_SPLIT][BN]
+
+  const int tid = threadIdx.x;
+  const int block_row = (SWAP_XY ? blockIdx.x : blockIdx.y) * BM;
+  const int block_col = (SWAP_XY ? blockIdx.y : blockIdx.x) * BN;
+  // This warp's tile of the block's C tile.
+  const int warp = tid / 32, lane = tid % 32;
+  const int warp_row = warp / WARPS_X * WARP_TILE_M;
+  const int warp_col = warp % WARPS_X * WARP_TILE_N;
+
+  float acc[MMA_TILES_Y][MMA_TILES_X][4] = {};  // this lane's outputs, FP32 sums (rounded to nearest)
+  if (p.K < MMA_K) {  // tiny K: no mma, the one tile's products in FP32 (tiny_k_products)
+    copy_tile(p, sA[0], sB[0], block_row, block_col, 0, tid);
+    commit_copies();
     wait_copies<0>();
     __syncthreads();
     tiny_k_products(acc, p.K, sA[0], sB[0], warp_row, warp_col, lane);
+  } else {
+    block_product<!FAST_SPLIT>(p, acc, sA, sB, block_row, block_col, warp_row, warp_col, tid, lane);
+    if constexpr (FAST_SPLIT && PASSES == 3) {
+      // A NaN among the block's outputs: an Inf or a NaN in its rows of A or columns of B
+      // (finite inputs never make one here). Then the whole block computes its outputs again
+      // with the careful split, which gets Inf and NaN right; with finite inputs this costs one
+      // comparison per output and a barrier.
+      bool nan = false;
+#pragma unroll
+      for (int i = 0; i < MMA_TILES_Y; ++i)
+#pragma unroll
+        for (int j = 0; j < MMA_TILES_X; ++j)
+#pragma unroll
+          for (int r = 0; r < 4; ++r) nan = nan || isnan(acc[i][j][r]);
+      if (__syncthreads_or(nan)) {  // also: every warp is done reading the stages
+#pragma unroll
+        for (int i = 0; i < MMA_TILES_Y; ++i)
+#pragma unroll
+          for (int j = 0; j < MMA_TILES_X; ++j)
+#pragma unroll
+            for (int r = 0; r < 4; ++r) acc[i][j][r] = 0.0f;
+        block_product<true>(p, acc, sA, sB, block_row, block_col, warp_row, warp_col, tid, lane);
+      }
+    }
   }
 
   // acc[i][j][r]: row g (+8 for r >= 2) of mma tile i; column 8t + j (+4 for odd r).
