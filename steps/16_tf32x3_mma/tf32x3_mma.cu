@@ -35,6 +35,8 @@ constexpr int MMA_TILES_Y = 4;  // 16-row mma tiles per warp along M
 constexpr int PASSES = 3;       // tensor-core products per multiply-add: 3 (3xTF32) or 1 (TF32)
 constexpr bool FAST_SPLIT = true;  // split without the clamp; a block whose outputs come out NaN does it again with it
 constexpr bool ROUND_BIG = true;   // big = x rounded to TF32 (false: x itself, which the tensor core truncates)
+constexpr bool CVT_SPLIT = false;  // big = cvt.rna.satfinite.tf32.f32 x (saturates Inf to TF32_MAX: no redo needed)
+constexpr int CHUNK_TILES = 1;     // k tiles per truncating chunk (folded into the FP32 sums after each)
 
 constexpr int MMA_M = 16, MMA_N = 8, MMA_K = 8;  // mma.sync.m16n8k8: C[16][8] += A[16][8] B[8][8]
 constexpr int THREADS = 32 * WARPS_X * WARPS_Y;
@@ -228,6 +230,11 @@ __device__ __forceinline__ void split(float x, float& big, float& small) {
     unsigned bits;
     asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(bits) : "f"(x));
     big = __uint_as_float(bits);
+  } else if constexpr (CVT_SPLIT) {
+    unsigned bits;
+    asm("cvt.rna.satfinite.tf32.f32 %0, %1;" : "=r"(bits) : "f"(x));
+    big = __uint_as_float(bits);
+    small = x - big;
   } else if constexpr (CAREFUL) {
     big = round_to_tf32(fminf(fmaxf(x, -TF32_MAX), TF32_MAX));
     small = x - big;
@@ -290,6 +297,7 @@ __device__ __forceinline__ void block_product(const sgemm::Problem& p, float (&a
   }
   int stage = 0;               // the stage tile k_tile is read from
   int fill_stage = STAGES - 1;  // the stage tile k_tile + STAGES - 1 is copied into
+  float chunk[MMA_TILES_Y][MMA_TILES_X][4];  // the same outputs, this chunk's sum (truncating)
   for (int k_tile = 0; k_tile < k_tiles; ++k_tile) {
     wait_copies<STAGES - 2>();  // this thread's copies of tile k_tile have landed...
     __syncthreads();  // ...and everyone's; and everyone is done reading tile k_tile - 1's stage
@@ -299,7 +307,13 @@ __device__ __forceinline__ void block_product(const sgemm::Problem& p, float (&a
       copy_tile(p, sA[fill_stage], sB[fill_stage], block_row, block_col, (k_tile + STAGES - 1) * TUNE_SPLIT, tid);
     commit_copies();
 
-    float chunk[MMA_TILES_Y][MMA_TILES_X][4] = {};  // the same outputs, this k tile's sum (truncating)
+    if (k_tile % CHUNK_TILES == 0)
+#pragma unroll
+      for (int i = 0; i < MMA_TILES_Y; ++i)
+#pragma unroll
+        for (int j = 0; j < MMA_TILES_X; ++j)
+#pragma unroll
+          for (int r = 0; r < 4; ++r) chunk[i][j][r] = 0.0f;
 #pragma unroll
     for (int k_step = 0; k_step < TUNE_SPLIT / MMA_K; ++k_step) {
       Fragments big, small;  // big holds the loaded x until split() rounds it in place
@@ -329,12 +343,13 @@ __device__ __forceinline__ void block_product(const sgemm::Problem& p, float (&a
           mma_tf32(chunk[i][j], big.a[i], big.b[j], chunk[i][j]);
     }
     // The chunk into the FP32 sums: one FADD per output, rounded to nearest.
+    if ((k_tile + 1) % CHUNK_TILES == 0 || k_tile + 1 == k_tiles)
 #pragma unroll
-    for (int i = 0; i < MMA_TILES_Y; ++i)
+      for (int i = 0; i < MMA_TILES_Y; ++i)
 #pragma unroll
-      for (int j = 0; j < MMA_TILES_X; ++j)
+        for (int j = 0; j < MMA_TILES_X; ++j)
 #pragma unroll
-        for (int r = 0; r < 4; ++r) acc[i][j][r] += chunk[i][j][r];
+          for (int r = 0; r < 4; ++r) acc[i][j][r] += chunk[i][j][r];
     stage = stage + 1 == STAGES ? 0 : stage + 1;  // the ring advances by one stage per tile
     fill_stage = fill_stage + 1 == STAGES ? 0 : fill_stage + 1;
   }
@@ -364,7 +379,7 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) sgemm_kernel(sgemm::Probl
     tiny_k_products(acc, p.K, sA[0], sB[0], warp_row, warp_col, lane);
   } else {
     block_product<!FAST_SPLIT>(p, acc, sA, sB, block_row, block_col, warp_row, warp_col, tid, lane);
-    if constexpr (FAST_SPLIT && PASSES == 3) {
+    if constexpr (FAST_SPLIT && PASSES == 3 && !CVT_SPLIT) {
       // A NaN among the block's outputs: an Inf or a NaN in its rows of A or columns of B
       // (finite inputs never make one here). Then the whole block computes its outputs again
       // with the careful split, which gets Inf and NaN right; with finite inputs this costs one
