@@ -37,6 +37,7 @@ constexpr bool FAST_SPLIT = true;  // split without the clamp; a block whose out
 constexpr bool ROUND_BIG = true;   // big = x rounded to TF32 (false: x itself, which the tensor core truncates)
 constexpr bool CVT_SPLIT = false;  // big = cvt.rna.satfinite.tf32.f32 x (saturates Inf to TF32_MAX: no redo needed)
 constexpr int CHUNK_TILES = 1;     // k tiles per truncating chunk (folded into the FP32 sums after each)
+constexpr bool VECTOR_C = true;    // C stored as 16-byte vectors where it is aligned (false: one float at a time)
 
 constexpr int MMA_M = 16, MMA_N = 8, MMA_K = 8;  // mma.sync.m16n8k8: C[16][8] += A[16][8] B[8][8]
 constexpr int THREADS = 32 * WARPS_X * WARPS_Y;
@@ -124,6 +125,20 @@ __device__ __forceinline__ void wait_copies() {
 __device__ __forceinline__ void store_c(const sgemm::Problem& p, int row, int col, float acc) {
   float& c = at(p.C, p.ldc, row, col);
   c = p.beta == 0.0f ? p.alpha * acc : p.alpha * acc + p.beta * c;
+}
+
+// store_c for the 4 consecutive elements at (row, col .. col + 3), as one 16-byte access:
+// the same arithmetic, so the same bits, as four store_c calls. C must be 16-byte aligned there.
+__device__ __forceinline__ void store_c4(const sgemm::Problem& p, int row, int col, float a0, float a1, float a2,
+                                         float a3) {
+  float4& c = *reinterpret_cast<float4*>(&at(p.C, p.ldc, row, col));
+  if (p.beta == 0.0f) {
+    c = make_float4(p.alpha * a0, p.alpha * a1, p.alpha * a2, p.alpha * a3);
+  } else {
+    const float4 old = c;
+    c = make_float4(p.alpha * a0 + p.beta * old.x, p.alpha * a1 + p.beta * old.y, p.alpha * a2 + p.beta * old.z,
+                    p.alpha * a3 + p.beta * old.w);
+  }
 }
 
 // global -> shared: the TUNE_SPLIT-wide tiles of A and B that start at column / row k0.
@@ -403,18 +418,26 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) sgemm_kernel(sgemm::Probl
     }
   }
 
-  // acc[i][j][r]: row g (+8 for r >= 2) of mma tile i; column 8t + j (+4 for odd r).
+  // acc[i][j][r]: row g (+8 for r >= 2) of mma tile i; column 8t + j (+4 for odd r). So for
+  // each row a lane holds columns 8t .. 8t + 3 (j = 0..3, even r) and 8t + 4 .. 8t + 7 (odd r):
+  // two 16-byte vectors where C is aligned, where one float at a time would make each store
+  // instruction touch 32 sectors of 32 bytes for 4 bytes each.
   const int g = lane / 4, t = lane % 4;
+  const bool c_aligned = VECTOR_C && p.ldc % 4 == 0 && reinterpret_cast<uintptr_t>(p.C) % 16 == 0;
 #pragma unroll
   for (int i = 0; i < MMA_TILES_Y; ++i)
 #pragma unroll
-    for (int j = 0; j < MMA_TILES_X; ++j)
+    for (int r = 0; r < 4; ++r) {  // (row half, column half) of the lane's outputs
+      const int row = block_row + warp_row + i * MMA_M + g + (r / 2) * 8;
+      const int col = block_col + warp_col + 8 * t + (r % 2) * 4;  // the first of 4 consecutive columns
+      if (row >= p.M) continue;
+      if (c_aligned && col + 4 <= p.N)
+        store_c4(p, row, col, acc[i][0][r], acc[i][1][r], acc[i][2][r], acc[i][3][r]);
+      else
 #pragma unroll
-      for (int r = 0; r < 4; ++r) {
-        const int row = block_row + warp_row + i * MMA_M + g + (r / 2) * 8;
-        const int col = block_col + warp_col + 8 * t + j + (r % 2) * 4;
-        if (row < p.M && col < p.N) store_c(p, row, col, acc[i][j][r]);
-      }
+        for (int j = 0; j < MMA_TILES_X; ++j)
+          if (col + j < p.N) store_c(p, row, col + j, acc[i][j][r]);
+    }
 }
 
 void launch(const sgemm::Problem& p, cudaStream_t stream) {
