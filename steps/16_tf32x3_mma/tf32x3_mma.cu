@@ -2,17 +2,20 @@
 // Change: the math moves from FFMA to the tensor cores: each warp computes a 64 x 32 tile of
 //         C with mma.sync m16n8k8 TF32 (16 x 8 outputs, 8 k per instruction), fragments read
 //         from shared memory. TF32 keeps 10 of FP32's 23 mantissa bits, so every operand is
-//         split in registers into big = TF32(x) and small = x - big, and each product is
-//         three: a_small b_big + a_big b_small + a_big b_big (PASSES = 3; 1 is plain TF32).
+//         split in registers into big = TF32(x) and small = x - big (three instructions), and
+//         each product is three: a_small b_big + a_big b_small + a_big b_big (PASSES = 3; 1 is
+//         plain TF32). An Inf input turns that split's small part into NaN, so a block whose
+//         outputs come out NaN computes them again with a careful split (clamped first).
 //         The tensor core's accumulator truncates, so it only sums one k tile (a chunk of
 //         TUNE_SPLIT k); the chunk is then added to FP32 registers with FADD, which rounds to
-//         nearest. A is no longer transposed: the mma reads A's rows along k.
+//         nearest. A is no longer transposed: the mma reads A's rows along k. C goes out as
+//         16-byte vectors, as in step 14.
 // Why:    an H100 runs mma.sync TF32 at 308-321 TFLOPS from registers: at three products per
 //         multiply-add that is ~107 TFLOPS of FP32 work, 2x cuBLAS SGEMM's ~51.6, at FP32
 //         accuracy (the harness's FP64 check; PASSES = 1 fails it).
 // Watch:  the tensor pipe's active cycles and the math-pipe-throttle and wait stalls; the
-//         split's share of the instructions (5 per value); registers (two sets of
-//         accumulators, 220) and no spills; shared bank conflicts of the fragment loads (0).
+//         split's share of the instructions (3 per value); registers (two sets of
+//         accumulators, ~255) and no spills; shared bank conflicts of the fragment loads (0).
 // Build alone: nvcc -std=c++20 -O3 -arch=native -Icommon common/*.cpp common/*.cu steps/16_tf32x3_mma/tf32x3_mma.cu -lcublas -o tf32x3_mma
 #include "sgemm.cuh"
 
@@ -37,6 +40,7 @@ constexpr bool FAST_SPLIT = true;  // split without the clamp; a block whose out
 constexpr bool ROUND_BIG = true;   // big = x rounded to TF32 (false: x itself, which the tensor core truncates)
 constexpr bool CVT_SPLIT = false;  // big = cvt.rna.satfinite.tf32.f32 x (saturates Inf to TF32_MAX: no redo needed)
 constexpr int CHUNK_TILES = 1;     // k tiles per truncating chunk (folded into the FP32 sums after each)
+constexpr bool SPLIT_PER_ROW = false;  // A split per 16-row mma tile, just before its mma (false: all of a k step's first)
 constexpr bool VECTOR_C = true;    // C stored as 16-byte vectors where it is aligned (false: one float at a time)
 
 constexpr int MMA_M = 16, MMA_N = 8, MMA_K = 8;  // mma.sync.m16n8k8: C[16][8] += A[16][8] B[8][8]
@@ -47,6 +51,7 @@ constexpr int BM = WARPS_Y * WARP_TILE_M;  // rows of C per block
 constexpr int BN = WARPS_X * WARP_TILE_N;  // columns of C per block
 static_assert(THREADS <= 1024, "at most 1024 threads per block");
 static_assert(PASSES == 1 || PASSES == 3, "3: a_small b_big + a_big b_small + a_big b_big; 1: a_big b_big");
+static_assert(CHUNK_TILES >= 1, "a chunk is one or more whole k tiles");
 static_assert(TUNE_SPLIT % MMA_K == 0, "a k tile is whole mma k steps");
 static_assert(MMA_TILES_X == 4, "a lane reads its B values of the warp's four n tiles as one float4");
 constexpr int SHARED_BYTES = STAGES * (BM * (TUNE_SPLIT + A_PAD) + TUNE_SPLIT * (BN + B_PAD)) * sizeof(float);
@@ -334,28 +339,44 @@ __device__ __forceinline__ void block_product(const sgemm::Problem& p, float (&a
       Fragments big, small;  // big holds the loaded x until split() rounds it in place
       load_fragments(big, sA[stage], sB[stage], k_step, warp_row, warp_col, lane);
 #pragma unroll
-      for (int i = 0; i < MMA_TILES_Y; ++i)
-#pragma unroll
-        for (int r = 0; r < 4; ++r) split<CAREFUL>(big.a[i][r], big.a[i][r], small.a[i][r]);
-#pragma unroll
       for (int j = 0; j < MMA_TILES_X; ++j)
 #pragma unroll
         for (int r = 0; r < 2; ++r) split<CAREFUL>(big.b[j][r], big.b[j][r], small.b[j][r]);
-      // The small products first, while the chunk is small.
+      if constexpr (SPLIT_PER_ROW) {
 #pragma unroll
-      for (int i = 0; i < MMA_TILES_Y; ++i)
+        for (int i = 0; i < MMA_TILES_Y; ++i) {
 #pragma unroll
-        for (int j = 0; j < MMA_TILES_X; ++j) {
+          for (int r = 0; r < 4; ++r) split<CAREFUL>(big.a[i][r], big.a[i][r], small.a[i][r]);
           if constexpr (PASSES == 3) {
-            mma_tf32(chunk[i][j], small.a[i], big.b[j], chunk[i][j]);
-            mma_tf32(chunk[i][j], big.a[i], small.b[j], chunk[i][j]);
+#pragma unroll
+            for (int j = 0; j < MMA_TILES_X; ++j) mma_tf32(chunk[i][j], small.a[i], big.b[j], chunk[i][j]);
+#pragma unroll
+            for (int j = 0; j < MMA_TILES_X; ++j) mma_tf32(chunk[i][j], big.a[i], small.b[j], chunk[i][j]);
           }
+#pragma unroll
+          for (int j = 0; j < MMA_TILES_X; ++j) mma_tf32(chunk[i][j], big.a[i], big.b[j], chunk[i][j]);
         }
+      } else {
 #pragma unroll
-      for (int i = 0; i < MMA_TILES_Y; ++i)
+        for (int i = 0; i < MMA_TILES_Y; ++i)
 #pragma unroll
-        for (int j = 0; j < MMA_TILES_X; ++j)
-          mma_tf32(chunk[i][j], big.a[i], big.b[j], chunk[i][j]);
+          for (int r = 0; r < 4; ++r) split<CAREFUL>(big.a[i][r], big.a[i][r], small.a[i][r]);
+        // The small products first, while the chunk is small.
+#pragma unroll
+        for (int i = 0; i < MMA_TILES_Y; ++i)
+#pragma unroll
+          for (int j = 0; j < MMA_TILES_X; ++j) {
+            if constexpr (PASSES == 3) {
+              mma_tf32(chunk[i][j], small.a[i], big.b[j], chunk[i][j]);
+              mma_tf32(chunk[i][j], big.a[i], small.b[j], chunk[i][j]);
+            }
+          }
+#pragma unroll
+        for (int i = 0; i < MMA_TILES_Y; ++i)
+#pragma unroll
+          for (int j = 0; j < MMA_TILES_X; ++j)
+            mma_tf32(chunk[i][j], big.a[i], big.b[j], chunk[i][j]);
+      }
     }
     // The chunk into the FP32 sums: one FADD per output, rounded to nearest.
     if ((k_tile + 1) % CHUNK_TILES == 0 || k_tile + 1 == k_tiles)
