@@ -161,6 +161,9 @@ std::string usage(const std::string& program) {
     << "  --seed S                    seed of the random inputs in [-1, 1] (default 2024)\n"
     << "  --load-a F --load-b F --load-c F   2-D float32 .npy inputs; sizes follow the files\n"
     << "  --ld-pad PA,PB,PC           pad rows of A, B, C by PA, PB, PC floats (lda = K + PA, ...)\n"
+    << "  --specials                  plant +-Inf, NaN and values near FLT_MAX (some rounding past it\n"
+    << "                              in TF32) into a few rows of A, columns of B (and C if beta != 0);\n"
+    << "                              NaN and +-Inf outputs must then match the FP64 reference's class\n"
     << "modes:\n"
     << "  --check                     verify only, no timing\n"
     << "  --time-only                 time only, no verification\n"
@@ -184,7 +187,7 @@ std::string usage(const std::string& program) {
 
 Options parse_args(int argc, const char* const* argv) {
   static const std::set<std::string> kFlags = {"--check", "--time-only", "--no-cublas-timing",
-                                                "--record-failures"};
+                                                "--record-failures", "--specials"};
   static const std::set<std::string> kWithValue = {
       "--size", "--sizes", "-m", "-n", "-k", "--alpha", "--beta", "--seed", "--reps", "--warmup", "--device",
       "--csv", "--variant", "--load-a", "--load-b", "--load-c", "--save-c", "--ld-pad"};
@@ -295,6 +298,18 @@ Options parse_args(int argc, const char* const* argv) {
     o.shapes = {{parse_dim(m, "M"), parse_dim(n, "N"), parse_dim(k, "K")}};
   }
   const bool loading = has("--load-a") || has("--load-b") || has("--load-c");
+  o.specials = has("--specials");
+  if (o.specials) {
+    if (loading)
+      throw UsageError("--specials plants into the harness's random inputs, and loaded files keep their own values; "
+                       "drop one of them");
+    if (o.mode == Mode::TimeOnly)
+      throw UsageError("--specials is a check of IEEE special values, and --time-only does not check; drop one of them");
+    // BLAS reads neither A nor B when alpha == 0 (the reference then gives beta C, finite),
+    // while 0 * Inf is NaN: there is no one right answer to check against.
+    if (o.alpha == 0.0f)
+      throw UsageError("--specials needs a non-zero --alpha: with alpha 0, A and B (where the specials are) are not read");
+  }
   if (loading) {
     if (!has("--load-a") || !has("--load-b"))
       throw UsageError(has("--load-c") ? "--load-c needs --load-a and --load-b" : "--load-a and --load-b go together");

@@ -47,6 +47,9 @@ struct Options {
   // ldb = N + pad_b, ldc = N + kGuardCols + pad_c. Padding is filled with NaN, so a step
   // that strides by K where it means lda, or reads past a row's end, fails its check.
   int pad_a = 0, pad_b = 0, pad_c = 0;
+  // --specials: IEEE special values (Inf, NaN, values near FLT_MAX) planted into the random
+  // inputs (inputs.hpp); non-finite outputs are then judged by their class (verify.hpp).
+  bool specials = false;
   bool help = false;
 };
 

@@ -1,5 +1,6 @@
 // run_step(): everything a step program does besides its kernel. Per shape:
-//   1. inputs: seeded random in [-1, 1] or loaded from .npy
+//   1. inputs: seeded random in [-1, 1] (with --specials, Inf, NaN and values near FLT_MAX
+//      planted into them) or loaded from .npy
 //   2. the reference: alpha A B + beta C and its scale |alpha||A||B| + |beta||C| in FP64
 //      (cuBLAS DGEMM on widened copies), and cuBLAS SGEMM's own error against it
 //   3. check: C poisoned (NaN when beta == 0) and fenced by guard cells, one launch, verify
@@ -179,6 +180,7 @@ double gflops(const Shape& s, double ms) { return 2.0 * s.m * s.n * double(s.k) 
 struct HostInputs {
   Shape shape{};
   std::vector<float> A, B, C;  // A [M][K], B [K][N], C [M][N] (C only read when beta != 0)
+  std::vector<Planted> planted;  // --specials: what was planted where
 };
 
 HostInputs make_inputs(const Options& o, const Shape& s) {
@@ -190,6 +192,8 @@ HostInputs make_inputs(const Options& o, const Shape& s) {
   fill_uniform(in.A, o.seed, 1);
   fill_uniform(in.B, o.seed, 2);
   fill_uniform(in.C, o.seed, 3);
+  // C is planted only where it is read: at beta == 0 it is write-only (and poisoned with NaN).
+  if (o.specials) in.planted = plant_specials(in.A, in.B, o.beta != 0.0f ? &in.C : nullptr, s.m, s.n, s.k, o.seed);
   return in;
 }
 
@@ -243,6 +247,7 @@ class ShapeRun {
     return {s_.m, s_.n, s_.k, o_.alpha, o_.beta, a_.get(), lda_, b_.get(), ldb_, c_cublas_.get(), s_.n};
   }
   const Accuracy& cublas_accuracy() const { return cublas_accuracy_; }
+  const SpecialsReport& cublas_specials() const { return cublas_specials_; }
   double reference_seconds() const { return reference_seconds_; }
 
   // C as the step finds it: guards hold the sentinel; the matrix holds C_in, or NaN when
@@ -344,7 +349,7 @@ class ShapeRun {
   void make_reference(const HostInputs& in) {
     const auto start = std::chrono::steady_clock::now();
     const std::size_t mn = in.C.size();
-    ref_ = {s_.m, s_.n, s_.k, {}, {}};
+    ref_ = {s_.m, s_.n, s_.k, {}, {}, o_.specials};
     {
       DeviceArray<double> a(in.A.size()), b(in.B.size()), c(mn);
       for (DeviceArray<double>* d : {&a, &b, &c}) CUDA_CHECK(cudaMemsetAsync(d->get(), 0, d->bytes(), stream_));
@@ -364,12 +369,19 @@ class ShapeRun {
       CUDA_CHECK(cudaStreamSynchronize(stream_));
       c.download(ref_.scale);
     }
+    // With specials, the reference's NaN and infinities are what the results are held to:
+    // they are checked against IEEE arithmetic worked out on the host first (verify.hpp).
+    if (o_.specials) {
+      const std::string wrong =
+          check_reference_classes(ref_, in.A.data(), in.B.data(), in.C.data(), o_.alpha, o_.beta);
+      if (!wrong.empty()) throw std::runtime_error("--specials: the FP64 reference (cuBLAS DGEMM) is wrong at " + wrong);
+    }
     restore(c_cublas_.get(), s_.n);
     cublas_sgemm(cublas_problem(), stream_);
     CUDA_CHECK(cudaStreamSynchronize(stream_));
     std::vector<float> got;
     c_cublas_.download(got);
-    cublas_accuracy_ = measure(ref_, got.data(), s_.n);
+    cublas_accuracy_ = measure(ref_, got.data(), s_.n, &cublas_specials_);
     reference_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
 
@@ -382,6 +394,7 @@ class ShapeRun {
   std::vector<float> h_c_in_;
   Reference ref_;
   Accuracy cublas_accuracy_;
+  SpecialsReport cublas_specials_;
   double reference_seconds_ = 0;
   cudaStream_t stream_{};
   Event start_, stop_;  // around each timed run; created once per shape
@@ -398,11 +411,15 @@ std::size_t bytes_needed(const Options& o, const Shape& s, std::size_t flush_flo
   return sizeof(float) * (padded + L.total() + 2 * mn + flush_floats) + reference;
 }
 
-void print_header(const char* step, const Provenance& p) {
+void print_header(const char* step, const Provenance& p, bool specials) {
   std::printf("%s on %s (%d SMs, %d MHz max), driver %s, runtime %s, cuBLAS %s, %s\n", step, p.gpu.c_str(),
               p.sm_count, p.sm_clock_mhz, p.driver.c_str(), p.runtime.c_str(), p.cublas.c_str(), p.git_rev.c_str());
   std::printf("errors in units of u = 2^-24 of |alpha||A||B| + |beta||C| against an FP64 reference; "
               "FP32-grade limit %g u on random inputs\n", kAccuracyLimitU);
+  if (specials)
+    std::printf("--specials: +-Inf, NaN, +-FLT_MAX and values rounding past it in TF32 planted in A and B (and C "
+                "if beta != 0);\nNaN and +-Inf outputs must match the reference's class, errors are over the "
+                "finite outputs\n");
   std::printf("%7s %7s %7s  %-6s %8s %8s %8s %6s %5s %10s %10s %10s %10s %7s\n", "M", "N", "K", "check", "err max",
               "err RMS", "cuBLAS", "chk s", "reps", "ms med", "ms min", "GFLOPS", "cuBLAS", "ratio");
 }
@@ -454,7 +471,7 @@ int run_step(int argc, char** argv, const char* step_name, LaunchFn launch, int 
     CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, o.device));
     const std::size_t flush_floats = 2 * std::size_t(l2_bytes) / sizeof(float);
 
-    print_header(step_name, prov);
+    print_header(step_name, prov, o.specials);
     bool all_ok = true;
     for (std::size_t si = 0; si < o.shapes.size(); ++si) {
       const Shape& s = o.shapes[si];
@@ -487,6 +504,12 @@ int run_step(int argc, char** argv, const char* step_name, LaunchFn launch, int 
       std::vector<float> got;
       std::string check = "-";
       char accuracy[64] = "";
+      // --specials: how the non-finite outputs fared, printed under the shape's line, and a
+      // note where cuBLAS SGEMM itself got a class wrong (not held against the step).
+      std::vector<std::string> notes;
+      auto print_notes = [&notes] {
+        for (const std::string& n : notes) std::printf("%25s%s\n", "", n.c_str());
+      };
       if (o.mode != Mode::TimeOnly) {
         const auto start = std::chrono::steady_clock::now();
         run.poison_c();
@@ -497,18 +520,27 @@ int run_step(int argc, char** argv, const char* step_name, LaunchFn launch, int 
         row.cublas_err_max_u = run.cublas_accuracy().max_u;
         row.cublas_err_rms_u = run.cublas_accuracy().rms_u;
         record(first);
+        if (o.specials) {
+          notes.push_back("specials: " + std::to_string(in.planted.size()) + " planted; " + first.specials.line());
+          if (const SpecialsReport& c = run.cublas_specials(); c.wrong_class != 0)
+            notes.push_back("note: cuBLAS SGEMM on the same inputs: " + c.line() +
+                            " (not held against the step; its error statistics leave them out)");
+        }
         std::snprintf(accuracy, sizeof accuracy, "%8.3g %8.3g %8.3g %6.2f", row.err_max_u, row.err_rms_u,
                       row.cublas_err_rms_u, seconds);
         row.verified = first.ok;
         check = first.ok ? "ok" : "FAILED";
         if (!first.ok) {
           std::printf("%7d %7d %7d  %s\n", s.m, s.n, s.k, first.summary().c_str());
+          print_notes();
+          notes.clear();
           all_ok = false;
           if (!o.record_failures) continue;  // a wrong result is not worth timing
         }
       }
       if (o.mode == Mode::CheckOnly) {
         std::printf("%7d %7d %7d  %-6s %s\n", s.m, s.n, s.k, check.c_str(), accuracy);
+        print_notes();
         if (outputs.csv.is_open() && o.record_failures) outputs.csv.append(row);
       } else {
         const ShapeRun::Times t = run.time(launch);
@@ -517,6 +549,9 @@ int run_step(int argc, char** argv, const char* step_name, LaunchFn launch, int 
           record(again);
           if (!again.ok) {
             std::printf("%7d %7d %7d  after timing: %s\n", s.m, s.n, s.k, again.summary().c_str());
+            if (o.specials && !notes.empty()) notes.front() = "specials after timing: " + again.specials.line();
+            print_notes();
+            notes.clear();
             all_ok = false;
             row.verified = false;
             check = "FAILED";
@@ -537,6 +572,7 @@ int run_step(int argc, char** argv, const char* step_name, LaunchFn launch, int 
         std::printf("%7d %7d %7d  %-6s %33s %5d %10.4f %10.4f %10.1f %10.1f %7.3f\n", s.m, s.n, s.k, check.c_str(),
                     accuracy, row.reps, row.ms_median, row.ms_min, row.gflops, row.cublas_gflops,
                     row.ratio_to_cublas);
+        print_notes();
         if (outputs.csv.is_open()) outputs.csv.append(row);
       }
       std::fflush(stdout);

@@ -22,9 +22,17 @@
 //
 // NaN and Inf never pass (every test is written !(e <= limit)); a non-finite reference or
 // scale is never a pass either. Element (i, j) with scale 0 must be exact.
+//
+// With special values in the inputs (--specials, Reference::specials) an element is judged
+// first by its class, NaN, +Inf, -Inf or finite: where the reference is NaN the result must
+// be NaN, where it is +-Inf the same infinity (an IEEE FP32 computation gets these whatever
+// its summation order: no finite sum overflows in the planted inputs, see inputs.hpp); where
+// the reference is finite the rules above apply unchanged. The error statistics are then over
+// the elements whose reference is finite and whose result is of the right class.
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -65,7 +73,13 @@ struct Reference {
   int M = 0, N = 0, K = 0;
   std::vector<double> c;      // alpha A B + beta C_in
   std::vector<double> scale;  // |alpha| |A||B| + |beta| |C_in|
+  bool specials = false;      // the inputs hold planted specials: NaN and +-Inf are judged by class
 };
+
+// The class of a value, which is all that is judged where the reference is not finite.
+enum class ValueClass : std::uint8_t { Finite, PosInf, NegInf, NaN };
+ValueClass value_class(double x);
+const char* class_name(ValueClass c);  // "finite", "+Inf", "-Inf", "NaN"
 
 // The error of a whole result, in units of u of the scale: its maximum and its RMS.
 struct Accuracy {
@@ -76,6 +90,18 @@ struct Mismatch {
   int row, col;  // row -1: a guard cell, col = its offset in the allocation
   float got;
   double expected, err_u, limit_u;
+  bool wrong_class = false;  // with specials: got is not of the reference's class
+};
+
+// With specials: how the elements whose reference is not finite, and the classes, fared.
+struct SpecialsReport {
+  std::size_t nonfinite = 0;        // elements whose reference is NaN or +-Inf
+  std::size_t wrong_class = 0;      // elements whose result is of another class than the reference
+  std::optional<Mismatch> first;    // the first of those, rows first
+  // "N non-finite outputs, all of the right class", or "..., K of the wrong class, the first
+  // at (row r, col c): got X, expected Y"
+  std::string line() const;
+  void merge(const SpecialsReport& later);  // `later`: rows after this one's
 };
 
 struct VerifyReport {
@@ -83,8 +109,10 @@ struct VerifyReport {
   std::size_t wrong = 0;          // matrix elements outside a limit (NaN included)
   std::size_t guards_hit = 0;     // guard cells that no longer hold the sentinel
   double max_err_over_bound = 0;  // max |got - ref| / worst-case bound over the matrix
-  Accuracy accuracy;              // the error of the result (NaN if any element is not finite)
+  Accuracy accuracy;              // the error of the result (NaN if any element is not finite;
+                                  // with specials: over the finite-reference, right-class elements)
   Rule rule = Rule::RandomInputs;
+  SpecialsReport specials;        // counted only with Reference::specials
   std::vector<Mismatch> first;    // the first few problems, rows first
   std::string summary() const;
 };
@@ -102,10 +130,21 @@ double underflow_allowance(int K);
 double error_u(float got, double ref, double scale, double allowance = 0);
 
 // The accuracy of a result stored as M rows of stride ld (no guards): used for cuBLAS's.
-Accuracy measure(const Reference& ref, const float* got, std::size_t ld);
+// With ref.specials, the classes are counted into *specials (if given), and the accuracy is
+// over the finite-reference elements of the right class, as verify() reports it.
+Accuracy measure(const Reference& ref, const float* got, std::size_t ld, SpecialsReport* specials = nullptr);
 
 // got: the whole C allocation (layout as above), after the kernel ran.
 VerifyReport verify(const CLayout& layout, const float* got, const Reference& ref, Rule rule,
                     std::size_t max_listed = 8);
+
+// With specials: the class IEEE arithmetic gives every element of alpha A B + beta C, worked
+// out from the inputs' non-finite values alone (an FP64 sum of products of floats cannot
+// overflow: |a b| <= 2^256, and K <= 10^6 of them), checked against the reference, whose
+// scale must also be finite wherever it is. Returns "" when all agree, else a line naming
+// the first element that does not. A (M x K), B (K x N), C (M x N) compact; beta == 0 does
+// not read C, alpha == 0 neither A nor B (BLAS).
+std::string check_reference_classes(const Reference& ref, const float* A, const float* B, const float* C, float alpha,
+                                    float beta);
 
 }  // namespace sgemm

@@ -114,10 +114,26 @@ TEST_CASE("npy loading rules") {
   CHECK(contains(error_of({"--save-c", "c.npy", "--time-only"}), "verified result"));
 }
 
+TEST_CASE("the specials flag: parsed, and refused where it would mean nothing") {
+  CHECK_FALSE(parse({}).specials);
+  CHECK(parse({"--specials"}).specials);
+  CHECK(parse({"--check", "--specials", "--beta", "0.5"}).specials);
+  CHECK(parse({"--specials", "--alpha", "-1e-30"}).specials);
+  CHECK(contains(error_of({"--specials", "--specials"}), "option --specials given twice"));
+  CHECK(contains(error_of({"--specials", "1"}), "unexpected argument '1'"));  // a flag takes no value
+  CHECK(contains(error_of({"--specials=1"}), "unknown option '--specials=1'"));
+  CHECK(contains(error_of({"--specials", "--load-a", "a.npy", "--load-b", "b.npy"}),
+                 "--specials plants into the harness's random inputs"));
+  CHECK(contains(error_of({"--time-only", "--specials"}), "--time-only does not check"));
+  CHECK(contains(error_of({"--specials", "--alpha", "0"}), "--specials needs a non-zero --alpha"));
+  CHECK(contains(error_of({"--specials", "--alpha", "-0.0"}), "--specials needs a non-zero --alpha"));
+}
+
 TEST_CASE("usage text names every option") {
   const std::string u = usage("step");
   for (const char* opt : {"--size", "--sizes", "--alpha", "--beta", "--seed", "--reps", "--warmup", "--check",
-                          "--time-only", "--csv", "--load-a", "--load-b", "--load-c", "--save-c", "--help"})
+                          "--time-only", "--csv", "--load-a", "--load-b", "--load-c", "--save-c", "--specials",
+                          "--help"})
     CHECK(contains(u, opt));
 }
 

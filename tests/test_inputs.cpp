@@ -1,4 +1,12 @@
 #include <algorithm>
+#include <bit>
+#include <cfloat>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <set>
+#include <string>
+#include <tuple>
 #include <vector>
 
 #include "catch.hpp"
@@ -24,4 +32,189 @@ TEST_CASE("random inputs are in [-1, 1], reproducible, and differ between stream
   CHECK(std::abs(mean) < 0.05);
   CHECK(std::count_if(a.begin(), a.end(), [](float x) { return x < -0.9f; }) > 300);
   CHECK(std::count_if(a.begin(), a.end(), [](float x) { return x > 0.9f; }) > 300);
+}
+
+namespace {
+bool same_bits(const std::vector<float>& x, const std::vector<float>& y) {  // NaN == NaN here
+  return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(float)) == 0;
+}
+bool huge(float x) { return std::isfinite(x) && std::fabs(x) > 1e30f; }
+bool special(float x) { return !std::isfinite(x) || huge(x); }
+bool tf32_exact(float x) { return (std::bit_cast<std::uint32_t>(x) & 0x1fffu) == 0; }
+// x rounded to TF32 (10 explicit mantissa bits), to nearest with ties away, as cvt.rna.tf32.f32.
+float to_tf32(float x) {
+  int e;
+  const float m = std::frexp(x, &e);
+  return std::ldexp(std::round(std::ldexp(m, 11)), e - 11);
+}
+
+// Inputs of one shape with specials planted, as --specials makes them.
+struct Planting {
+  int M, N, K;
+  std::vector<float> A, B, C, C_before;
+  std::vector<Planted> planted;
+  Planting(int M_, int N_, int K_, std::uint64_t seed, bool plant_c = true)
+      : M(M_), N(N_), K(K_), A(std::size_t(M) * K), B(std::size_t(K) * N), C(std::size_t(M) * N) {
+    fill_uniform(A, seed, 1);
+    fill_uniform(B, seed, 2);
+    fill_uniform(C, seed, 3);
+    C_before = C;
+    planted = plant_specials(A, B, plant_c ? &C : nullptr, M, N, K, seed);
+  }
+  float a(int i, int k) const { return A[std::size_t(i) * K + k]; }
+  float b(int k, int j) const { return B[std::size_t(k) * N + j]; }
+  std::set<int> special_rows() const {  // rows of A holding a special
+    std::set<int> rows;
+    for (int i = 0; i < M; ++i)
+      for (int k = 0; k < K; ++k)
+        if (special(a(i, k))) rows.insert(i);
+    return rows;
+  }
+  std::set<int> special_cols() const {
+    std::set<int> cols;
+    for (int k = 0; k < K; ++k)
+      for (int j = 0; j < N; ++j)
+        if (special(b(k, j))) cols.insert(j);
+    return cols;
+  }
+};
+}  // namespace
+
+TEST_CASE("specials: planted deterministically from the seed and the shape") {
+  const Planting p(40, 36, 50, 7), q(40, 36, 50, 7), other_seed(40, 36, 50, 8), other_shape(40, 36, 51, 7);
+  CHECK(same_bits(p.A, q.A));
+  CHECK(same_bits(p.B, q.B));
+  CHECK(same_bits(p.C, q.C));
+  REQUIRE(p.planted.size() == q.planted.size());
+  for (std::size_t i = 0; i < p.planted.size(); ++i)
+    CHECK((p.planted[i].row == q.planted[i].row && p.planted[i].col == q.planted[i].col &&
+           p.planted[i].what == q.planted[i].what));
+  CHECK(p.special_rows() != other_seed.special_rows());
+  CHECK(p.special_rows() != other_shape.special_rows());
+}
+
+TEST_CASE("specials: what is planted, and where") {
+  for (std::uint64_t seed : {1u, 2u, 3u, 2024u}) {
+    CAPTURE(seed);
+    const Planting p(40, 36, 50, seed);
+    // The list says what is where, each place once.
+    std::set<std::tuple<char, int, int>> places;
+    for (const Planted& x : p.planted) CHECK(places.insert({x.matrix, x.row, x.col}).second);
+    for (const Planted& x : p.planted) {
+      const float v = x.matrix == 'A' ? p.a(x.row, x.col) : x.matrix == 'B' ? p.b(x.row, x.col)
+                                                                           : p.C[std::size_t(x.row) * p.N + x.col];
+      CHECK(std::bit_cast<std::uint32_t>(v) == std::bit_cast<std::uint32_t>(x.value));
+    }
+    // Every kind, in min(7, M / 4) rows of A and min(7, N / 4) columns of B, one a row (column).
+    for (char m : {'A', 'B'}) {
+      CAPTURE(m);
+      std::multiset<std::string> kinds;
+      std::set<int> lines;
+      for (const Planted& x : p.planted)
+        if (x.matrix == m && x.what.find("partner") == std::string::npos) {
+          kinds.insert(x.what);
+          lines.insert(m == 'A' ? x.row : x.col);
+        }
+      CHECK(kinds == std::multiset<std::string>{"+Inf", "-Inf", "NaN", "+FLT_MAX", "-FLT_MAX", "near FLT_MAX",
+                                                 "-near FLT_MAX"});
+      CHECK(lines == (m == 'A' ? p.special_rows() : p.special_cols()));
+      CHECK(lines.size() == 7);
+    }
+    for (int i = 0; i < p.M; ++i)
+      CHECK(std::count_if(p.A.begin() + std::size_t(i) * p.K, p.A.begin() + std::size_t(i + 1) * p.K, special) <= 1);
+    for (int j = 0; j < p.N; ++j) {
+      int n = 0;
+      for (int k = 0; k < p.K; ++k) n += special(p.b(k, j));
+      CHECK(n <= 1);
+    }
+    // The values: +-FLT_MAX exactly; near FLT_MAX in [0x7f7ff000, 0x7f7fffff], rounding past it in TF32.
+    for (const Planted& x : p.planted) {
+      const std::uint32_t bits = std::bit_cast<std::uint32_t>(x.value) & 0x7fffffffu;
+      if (x.what.find("near") != std::string::npos) {
+        CHECK((bits >= 0x7f7ff000u && bits <= 0x7f7fffffu));
+        CHECK(std::isinf(to_tf32(x.value)));
+        CHECK(std::signbit(x.value) == (x.what[0] == '-'));
+      }
+      if (x.what.ends_with("FLT_MAX") && x.what.find("near") == std::string::npos)
+        CHECK(std::fabs(x.value) == FLT_MAX);
+    }
+    // No dot product sums two huge finite values: they all sit at one k.
+    std::set<int> huge_k;
+    for (const Planted& x : p.planted)
+      if (huge(x.value) && x.matrix != 'C') huge_k.insert(x.matrix == 'A' ? x.col : x.row);
+    CHECK(huge_k.size() == 1);
+    for (int i = 0; i < p.M; ++i)
+      for (int j = 0; j < p.N; ++j) {
+        int huge_terms = 0;
+        for (int k = 0; k < p.K; ++k) huge_terms += huge(p.a(i, k)) || huge(p.b(k, j));
+        REQUIRE(huge_terms <= 1);
+      }
+    // Every infinity of A meets, on its k row of B, TF32-exact partners 1, 0, -0.5, 2, -0.75 in
+    // columns without a special; every infinity of B likewise in A's rows.
+    for (const Planted& x : p.planted) {
+      if (x.matrix == 'C' || !std::isinf(x.value)) continue;
+      // B's partners of an Inf of A sit on row k of A's Inf, A's on column k of B's Inf.
+      std::multiset<float> partners;
+      if (x.matrix == 'A') {
+        for (int j = 0; j < p.N; ++j)
+          if (!p.special_cols().count(j) && tf32_exact(p.b(x.col, j)) &&
+              std::count_if(p.planted.begin(), p.planted.end(), [&](const Planted& y) {
+                return y.matrix == 'B' && y.row == x.col && y.col == j && y.what == "TF32-exact partner of an infinity";
+              }))
+            partners.insert(p.b(x.col, j));
+      } else {
+        for (int i = 0; i < p.M; ++i)
+          if (!p.special_rows().count(i) && tf32_exact(p.a(i, x.row)) &&
+              std::count_if(p.planted.begin(), p.planted.end(), [&](const Planted& y) {
+                return y.matrix == 'A' && y.col == x.row && y.row == i && y.what == "TF32-exact partner of an infinity";
+              }))
+            partners.insert(p.a(i, x.row));
+      }
+      CHECK(partners == std::multiset<float>{1.0f, 0.0f, -0.5f, 2.0f, -0.75f});
+    }
+    // C: +-Inf, NaN and FLT_MAX, where no row of A or column of B holds a special.
+    std::multiset<std::string> c_kinds;
+    for (const Planted& x : p.planted)
+      if (x.matrix == 'C') {
+        c_kinds.insert(x.what);
+        CHECK_FALSE(p.special_rows().count(x.row));
+        CHECK_FALSE(p.special_cols().count(x.col));
+      }
+    CHECK(c_kinds == std::multiset<std::string>{"+Inf", "-Inf", "NaN", "+FLT_MAX"});
+    // Most outputs see no special: their row of A and column of B hold none.
+    int untouched = 0;
+    for (int i = 0; i < p.M; ++i)
+      for (int j = 0; j < p.N; ++j) untouched += !p.special_rows().count(i) && !p.special_cols().count(j);
+    CHECK(untouched > p.M * p.N / 2);
+  }
+}
+
+TEST_CASE("specials: C only when asked (beta != 0); small shapes get fewer, 1-row matrices none") {
+  const Planting no_c(40, 36, 50, 5, false);
+  CHECK(same_bits(no_c.C, no_c.C_before));
+  CHECK(std::none_of(no_c.planted.begin(), no_c.planted.end(), [](const Planted& x) { return x.matrix == 'C'; }));
+  const Planting one(1, 1, 1, 5);
+  CHECK(one.planted.empty());
+  const Planting row(1, 100, 9, 5);  // no row of A can hold one; B's columns can, with partners in A's one row
+  CHECK(row.special_rows().empty());
+  CHECK(row.special_cols().size() == 7);
+  CHECK(std::count_if(row.planted.begin(), row.planted.end(),
+                      [](const Planted& x) { return x.matrix == 'A' && x.what.starts_with("TF32-exact"); }) > 0);
+  const Planting few(9, 2, 1, 5);  // M / 4 = 2 kinds in A, one in B, all at k = 0
+  CHECK(few.special_rows().size() == 2);
+  CHECK(few.special_cols().size() == 1);
+  for (int m = 1; m <= 12; ++m)  // every shape keeps one special per row and column, and no huge sums
+    for (int n = 1; n <= 12; n += 3)
+      for (int k = 1; k <= 5; k += 2) {
+        CAPTURE(m, n, k);
+        const Planting p(m, n, k, 11);
+        CHECK(int(p.special_rows().size()) == (m < 2 ? 0 : std::clamp(m / 4, 1, 7)));
+        CHECK(int(p.special_cols().size()) == (n < 2 ? 0 : std::clamp(n / 4, 1, 7)));
+        for (int i = 0; i < m; ++i)
+          for (int j = 0; j < n; ++j) {
+            int huge_terms = 0;
+            for (int kk = 0; kk < k; ++kk) huge_terms += huge(p.a(i, kk)) || huge(p.b(kk, j));
+            CHECK(huge_terms <= 1);
+          }
+      }
 }

@@ -280,7 +280,7 @@ def build(work):
                         ("--save-c", "a.npy", "b.npy"), ("--variant", "x", "y"), ("--ld-pad", "0,0,0", "1,1,1"),
                         ("--load-a", a, a)]:
         u("twice" + opt.replace("-", "_"), [opt, v1, opt, v2], r"option %s given twice; give it once" % opt)
-    for flag in ["--check", "--time-only", "--no-cublas-timing", "--record-failures"]:
+    for flag in ["--check", "--time-only", "--no-cublas-timing", "--record-failures", "--specials"]:
         u("twice" + flag.replace("-", "_"), [flag, flag], r"option %s given twice" % flag)
     u("size_and_sizes", ["--size", "4", "--sizes", "5"], r"give the sizes once")
     u("check_time_only", ["--check", "--time-only"], r"--check and --time-only exclude each other")
@@ -291,6 +291,10 @@ def build(work):
     u("check_warmup", ["--warmup", "0", "--check"], r"--warmup belongs to timing")
     u("check_no_cublas_timing", ["--check", "--no-cublas-timing"], r"--no-cublas-timing belongs to timing")
     u("variant_without_csv", ["--variant", "X=1"], r"--variant labels CSV rows; it needs --csv")
+    u("specials_time_only", ["--specials", "--time-only"], r"--specials is a check of IEEE special values, and --time-only does not check")
+    u("specials_loaded", ["--specials", "--load-a", a, "--load-b", b], r"--specials plants into the harness's random inputs")
+    u("specials_alpha_0", ["--check", "--specials", "--alpha", "0"], r"--specials needs a non-zero --alpha")
+    u("specials_value", ["--specials", "yes"], r"unexpected argument 'yes'")
     u("time_only_save_c", ["--time-only", "--save-c", "c.npy"], r"--save-c needs a verified result")
     u("csv_is_save_c", ["--csv", "same", "--save-c", "same"], r"--csv and --save-c name the same file 'same'")
     u("csv_empty", ["--csv", ""], r"--csv needs a file name, got an empty one")
@@ -435,4 +439,5 @@ def accepted_cases(work, put, a, b, c, time_args):
         Accepted("ok.save_c_dev_null", ["--check", "--size", "4", "--save-c", "/dev/null"]),
         Accepted("ok.reps_warmup_at_cap", ["--time-only", "--size", "1", "--reps", "10000", "--warmup", "1000", "--no-cublas-timing"]),
         Accepted("ok.ld_pad", ["--check", "-m", "3", "-n", "5", "-k", "7", "--ld-pad", "1,2,3"]),
+        Accepted("ok.specials", ["--check", "--size", "17x31x13", "--specials", "--beta", "0.5"]),
     ]
