@@ -73,12 +73,17 @@ __device__ __forceinline__ float tf32_round(float x) { return __uint_as_float((_
 
 // x = big + small + (a rest of about 2^-22 |x|): big is x rounded to TF32, small the rest
 // (exact in FP32) rounded to TF32 too, so the tensor core, which reads only the top 19 bits
-// of each word, truncates neither. Infinities and NaNs have no small part (Inf - Inf would
-// be NaN) and keep their top bits as big; so does a finite x that would round past FLT_MAX.
+// of each word, truncates neither. x is first clamped to TF32's range, as in step 16's
+// careful split: an Inf splits into big = +-TF32_MAX and small = Inf (so Inf times any
+// nonzero partner is Inf, and Inf times 0 is NaN, as in FP32), a NaN into a finite big and
+// small = NaN, and an x that would round past FLT_MAX into TF32_MAX and an exact rest. A
+// non-finite small is kept as it is: rounding it by adding to its bits could carry a NaN's
+// all-ones payload into the sign bit and leave -0.
+constexpr float TF32_MAX = 0x1.ffcp127f;  // (2 - 2^-10) * 2^127, the largest TF32 value
 __device__ __forceinline__ void tf32_split(float x, float& big, float& small) {
-  const bool rounds = fabsf(x) < __uint_as_float(0x7f7ff000u);  // false for Inf and NaN
-  big = rounds ? tf32_round(x) : __uint_as_float(__float_as_uint(x) & 0xffffe000u);
-  small = fabsf(x) < INFINITY ? tf32_round(x - big) : 0.0f;
+  big = tf32_round(fminf(fmaxf(x, -TF32_MAX), TF32_MAX));
+  const float rest = x - big;
+  small = fabsf(rest) < INFINITY ? tf32_round(rest) : rest;
 }
 
 // ---- mbarriers and TMA -----------------------------------------------------------------
