@@ -42,6 +42,7 @@ TF32 = ("{ unsigned bits; asm(\"cvt.rna.tf32.f32 %0, %1;\" : \"=r\"(bits) : \"f\
 # Shapes (tests/shapes.txt): large K at the suite's K (20000, 16385, 8191), and edge shapes.
 LARGE_K = project.shapes("gpu.large_k")
 EDGES = project.shapes("faults.edges")
+SPECIALS = project.shapes("faults.specials")
 
 # (name, step, [(text in the step, replacement)], [(arguments, expected failure)])
 FAULTS = [
@@ -133,6 +134,17 @@ FAULTS = [
     ("partial k tile dropped", "12_double_buffer",
      [("const int k_tiles = sgemm::ceil_div(p.K, TUNE_SPLIT);", "const int k_tiles = p.K / TUNE_SPLIT;")],
      [("--check --sizes 64x64x1001,300x300x100,33x65x16385 --alpha 1.5 --beta 0.5", "check")]),
+    # The 3xTF32 steps and IEEE special values (--specials: Inf, NaN, values rounding past
+    # FLT_MAX, TF32-exact partners of an infinity). K >= 8 everywhere: below that step 16
+    # multiplies in FP32 and has no split to get wrong.
+    ("3xTF32: the fast split's Inf - Inf = NaN kept (no careful redo)", "16_tf32x3_mma",
+     [("if (__syncthreads_or(nan)) {", "if (false && __syncthreads_or(nan)) {")],
+     [(f"--check --sizes {SPECIALS} --alpha 1.5 --beta 0 --specials", "check")]),
+    ("3xTF32: an Inf kept whole as the big part (small = 0, so Inf x 0 = NaN)", "17_tf32x3_wgmma",
+     [("big = tf32_round(fminf(fmaxf(x, -TF32_MAX), TF32_MAX));", "big = fabsf(x) < INFINITY ? tf32_round(x) : x;"),
+      ("small = fabsf(rest) < INFINITY ? tf32_round(rest) : rest;",
+       "small = fabsf(x) < INFINITY ? tf32_round(rest) : 0.0f;")],
+     [(f"--check --sizes {SPECIALS} --alpha 1.5 --beta 0 --specials", "check")]),
 ]
 
 LIMIT = re.compile(r"FP32-grade limit ([0-9.e+]+) u")

@@ -40,7 +40,6 @@ constexpr bool FAST_SPLIT = true;  // split without the clamp; a block whose out
 constexpr bool ROUND_BIG = true;   // big = x rounded to TF32 (false: x itself, which the tensor core truncates)
 constexpr bool CVT_SPLIT = false;  // big = cvt.rna.satfinite.tf32.f32 x (saturates Inf to TF32_MAX: no redo needed)
 constexpr int CHUNK_TILES = 1;     // k tiles per truncating chunk (folded into the FP32 sums after each)
-constexpr bool SPLIT_PER_ROW = false;  // A split per 16-row mma tile, just before its mma (false: all of a k step's first)
 constexpr bool VECTOR_C = true;    // C stored as 16-byte vectors where it is aligned (false: one float at a time)
 
 constexpr int MMA_M = 16, MMA_N = 8, MMA_K = 8;  // mma.sync.m16n8k8: C[16][8] += A[16][8] B[8][8]
@@ -339,44 +338,28 @@ __device__ __forceinline__ void block_product(const sgemm::Problem& p, float (&a
       Fragments big, small;  // big holds the loaded x until split() rounds it in place
       load_fragments(big, sA[stage], sB[stage], k_step, warp_row, warp_col, lane);
 #pragma unroll
+      for (int i = 0; i < MMA_TILES_Y; ++i)
+#pragma unroll
+        for (int r = 0; r < 4; ++r) split<CAREFUL>(big.a[i][r], big.a[i][r], small.a[i][r]);
+#pragma unroll
       for (int j = 0; j < MMA_TILES_X; ++j)
 #pragma unroll
         for (int r = 0; r < 2; ++r) split<CAREFUL>(big.b[j][r], big.b[j][r], small.b[j][r]);
-      if constexpr (SPLIT_PER_ROW) {
+      // The small products first, while the chunk is small.
 #pragma unroll
-        for (int i = 0; i < MMA_TILES_Y; ++i) {
+      for (int i = 0; i < MMA_TILES_Y; ++i)
 #pragma unroll
-          for (int r = 0; r < 4; ++r) split<CAREFUL>(big.a[i][r], big.a[i][r], small.a[i][r]);
+        for (int j = 0; j < MMA_TILES_X; ++j) {
           if constexpr (PASSES == 3) {
-#pragma unroll
-            for (int j = 0; j < MMA_TILES_X; ++j) mma_tf32(chunk[i][j], small.a[i], big.b[j], chunk[i][j]);
-#pragma unroll
-            for (int j = 0; j < MMA_TILES_X; ++j) mma_tf32(chunk[i][j], big.a[i], small.b[j], chunk[i][j]);
+            mma_tf32(chunk[i][j], small.a[i], big.b[j], chunk[i][j]);
+            mma_tf32(chunk[i][j], big.a[i], small.b[j], chunk[i][j]);
           }
-#pragma unroll
-          for (int j = 0; j < MMA_TILES_X; ++j) mma_tf32(chunk[i][j], big.a[i], big.b[j], chunk[i][j]);
         }
-      } else {
 #pragma unroll
-        for (int i = 0; i < MMA_TILES_Y; ++i)
+      for (int i = 0; i < MMA_TILES_Y; ++i)
 #pragma unroll
-          for (int r = 0; r < 4; ++r) split<CAREFUL>(big.a[i][r], big.a[i][r], small.a[i][r]);
-        // The small products first, while the chunk is small.
-#pragma unroll
-        for (int i = 0; i < MMA_TILES_Y; ++i)
-#pragma unroll
-          for (int j = 0; j < MMA_TILES_X; ++j) {
-            if constexpr (PASSES == 3) {
-              mma_tf32(chunk[i][j], small.a[i], big.b[j], chunk[i][j]);
-              mma_tf32(chunk[i][j], big.a[i], small.b[j], chunk[i][j]);
-            }
-          }
-#pragma unroll
-        for (int i = 0; i < MMA_TILES_Y; ++i)
-#pragma unroll
-          for (int j = 0; j < MMA_TILES_X; ++j)
-            mma_tf32(chunk[i][j], big.a[i], big.b[j], chunk[i][j]);
-      }
+        for (int j = 0; j < MMA_TILES_X; ++j)
+          mma_tf32(chunk[i][j], big.a[i], big.b[j], chunk[i][j]);
     }
     // The chunk into the FP32 sums: one FADD per output, rounded to nearest.
     if ((k_tile + 1) % CHUNK_TILES == 0 || k_tile + 1 == k_tiles)
