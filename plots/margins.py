@@ -18,7 +18,7 @@ from plots.steps import step_sort_key
 
 CONTROL = "control_cublas_tf32"
 LIMIT = re.compile(r"kAccuracyLimitU\s*=\s*([0-9.]+)")
-FAULT = re.compile(r"^caught\s+(.*?) \[[^;]*;.*\(check\): .*smallest error ([0-9.e+]+)x the limit")
+FAULT = re.compile(r"^caught\s+(.*?) \[[^;]*;.*\(check\): .*smallest error ([0-9.e+]+)x the limit(?: \(caught by ([^)]*)\))?")
 
 
 def accuracy_limit(repo: Path) -> float | None:
@@ -44,16 +44,18 @@ def _bench(gpu_dir: Path) -> list[tuple[str, str, str, float]]:
     return rows
 
 
-def _faults(path: Path) -> list[tuple[str, float]]:
-    """(fault, smallest error over the limit) of the faults that the check itself caught."""
+def _faults(path: Path) -> list[tuple[str, float, str]]:
+    """(fault, smallest error over the limit, what caught it where that is not the error) of
+    the faults that the check itself caught."""
     if not path.is_file():
         return []
-    found: dict[str, float] = {}
+    found: dict[str, tuple[float, str]] = {}
     for line in path.read_text(encoding="utf-8").splitlines():
         match = FAULT.match(line)
         if match:
-            found[match.group(1)] = min(found.get(match.group(1), float("inf")), float(match.group(2)))
-    return sorted(found.items(), key=lambda kv: kv[1])
+            margin, by = found.get(match.group(1), (float("inf"), ""))
+            found[match.group(1)] = (min(margin, float(match.group(2))), by or (match.group(3) or ""))
+    return sorted(((name, margin, by) for name, (margin, by) in found.items()), key=lambda f: f[1])
 
 
 def _worst(rows, program):
@@ -101,9 +103,9 @@ def margins_section(repo: Path, results_dir: Path) -> str | None:
         if faults:
             text += "\n\nPlanted faults caught by the check, smallest error over the limit at any of their shapes:\n\n"
             # A fault whose wrong elements stay under the limit was caught by something else:
-            # a write into the guard cells beside C.
+            # a write into the guard cells beside C, or (--specials) outputs of the wrong class.
             text += md_table(["fault", "margin above the limit"],
-                             [[name, f"{margin:.3g}x" if margin >= 1 else "caught by the guard cells"]
-                              for name, margin in faults], "lr")
+                             [[name, f"{margin:.3g}x" if margin >= 1 else f"caught by {by or 'the guard cells'}"]
+                              for name, margin, by in faults], "lr")
         parts.append(text)
     return "\n\n".join(parts) if parts else None

@@ -177,7 +177,9 @@ def judge(r: subprocess.CompletedProcess, args: str, expect: str) -> tuple[bool,
         caught = r.returncode == 1 and len(failed) == n
         finite = [x for x in margins if x == x and x != float("inf")]
         margin = (f"smallest error {min(finite):.3g}x the limit" if finite else "errors not finite (NaN/Inf)")
-        if finite and min(finite) < 1:  # the wrong elements are within the limit: the guard cells caught it
+        if "of the wrong class" in out:  # --specials: a NaN or an infinity where the reference has another class
+            margin += " (caught by outputs of the wrong class)"
+        elif finite and min(finite) < 1:  # the wrong elements are within the limit: the guard cells caught it
             margin += " (caught by the guard cells)"
         return caught, f"{len(failed)}/{n} shapes failed, {margin}"
     if expect == "cuda":

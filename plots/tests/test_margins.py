@@ -14,6 +14,8 @@ control_cublas_tf32,1024x1024x1024,FAILED,882
 """
 FAULTS = """caught  one k product dropped [02_refactored; --check] -> exit 1 (check): 3/3 shapes failed, smallest error 104x the limit
 caught  one k product dropped [02_refactored; --check --beta 0] -> exit 1 (check): 3/3 shapes failed, smallest error 99x the limit
+caught  Inf mishandled [16_tf32x3_mma; --check --specials] -> exit 1 (check): 3/3 shapes failed, smallest error 0.09x the limit (caught by outputs of the wrong class)
+caught  one column too far [02_refactored; --check] -> exit 1 (check): 4/4 shapes failed, smallest error 0.01x the limit (caught by the guard cells)
 caught  a race [12_double_buffer; --check] -> exit 99 (racecheck): racecheck: RACECHECK SUMMARY: 100 hazard
 """
 
@@ -41,6 +43,9 @@ class MarginsTest(TempDirTestCase):
         # A fault's smallest margin over its runs; sanitizer catches are not margins.
         self.assertIn("| one k product dropped | 99x |", text)
         self.assertNotIn("a race", text)
+        # Under the limit: what caught it instead, as the log says.
+        self.assertIn("| Inf mishandled | caught by outputs of the wrong class |", text)
+        self.assertIn("| one column too far | caught by the guard cells |", text)
 
     def test_no_limit_no_section(self):
         repo = self.make("// no limit here")
