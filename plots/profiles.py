@@ -82,6 +82,13 @@ FIGURES = (
     Metric("FMA pipe active", "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active",
            _pct, "% of active cycles", "cycles in which the FMA pipe was busy: the share of "
            "the FP32 peak that the kernel reaches while the SM runs"),
+    Metric("tensor pipe active", "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active",
+           _pct, "% of active cycles", "cycles in which the tensor-core pipe was busy (mma.sync "
+           "and wgmma alike): the share of the tensor cores' peak that the kernel reaches while "
+           "the SM runs"),
+    Metric("issue slots busy", "sm__issue_active.avg.pct_of_peak_sustained_active", _pct,
+           "% of active cycles", "cycles in which a scheduler issued an instruction, of one "
+           "per scheduler per cycle"),
     Metric("warp instructions executed", "smsp__inst_executed.sum", _count,
            "warp instructions", "instructions executed, counted once per warp"),
     Metric("FFMA share of instructions", FFMA_SHARE, _pct, "% of warp instructions",
@@ -118,10 +125,11 @@ def _stalls(*names: str) -> tuple[str, ...]:
 # The rows of a step page's profile table (profiles/ncu_4096.csv).
 NCU_METRICS = figures(
     "registers / thread", "blocks / SM limited by registers", "warps active",
-    "FMA pipe active", "warp instructions executed", "FFMA share of instructions",
-    "shared-load wavefronts", "shared bank conflicts, loads", "shared bank conflicts, stores",
-    "L2 hit rate", "DRAM read (MB)",
-    *_stalls("barrier", "long_scoreboard", "mio_throttle", "short_scoreboard"))
+    "FMA pipe active", "tensor pipe active", "issue slots busy", "warp instructions executed",
+    "FFMA share of instructions", "shared-load wavefronts", "shared bank conflicts, loads",
+    "shared bank conflicts, stores", "L2 hit rate", "DRAM read (MB)",
+    *_stalls("barrier", "long_scoreboard", "mio_throttle", "short_scoreboard", "wait",
+             "math_pipe_throttle"))
 # The rows of a page's comparison table (profiles/compare_4096.csv); a metric that no column
 # has is left out.
 COMPARE_METRICS = figures(
