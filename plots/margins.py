@@ -80,17 +80,22 @@ def margins_section(repo: Path, results_dir: Path) -> str | None:
         bench = _bench(gpu_dir)
         if not suite and not any(r[0] == CONTROL for r in bench):
             continue
-        programs = sorted({r[0] for r in suite + bench if r[0] != CONTROL}, key=step_sort_key)
+        # Programs named control_* must fail (results/<gpu>/controls/): the cuBLAS TF32 control,
+        # and e.g. a step's one-pass TF32 variant; the others must pass.
+        must_fail = sorted({r[0] for r in suite + bench if r[0].startswith("control_")},
+                           key=lambda name: (name != CONTROL, name))
+        programs = sorted({r[0] for r in suite + bench if r[0] not in must_fail}, key=step_sort_key)
         body = []
         for program in programs:
             body.append([program] + _cell(_worst(suite, program), limit, True)
                         + _cell(_worst(bench, program), limit, True))
-        failed_suite = [r for r in suite if r[0] == CONTROL and r[2] != "ok"]
-        failed_bench = [r for r in bench if r[0] == CONTROL and r[2] != "ok"]
-        control = [f"{CONTROL} (must fail)"]
-        control += _cell(min(failed_suite, key=lambda r: r[3]) if failed_suite else None, limit, False)
-        control += _cell(min(failed_bench, key=lambda r: r[3]) if failed_bench else None, limit, False)
-        body.append(control)
+        for name in must_fail:
+            failed_suite = [r for r in suite if r[0] == name and r[2] != "ok"]
+            failed_bench = [r for r in bench if r[0] == name and r[2] != "ok"]
+            control = [f"{name} (must fail)"]
+            control += _cell(min(failed_suite, key=lambda r: r[3]) if failed_suite else None, limit, False)
+            control += _cell(min(failed_bench, key=lambda r: r[3]) if failed_bench else None, limit, False)
+            body.append(control)
         title = gpu_dir.name
         table = md_table(["program", "suite: largest max error (u)", "margin", "bench: largest max error (u)",
                           "margin"], body, "lllll")

@@ -31,6 +31,22 @@ class MarginsTest(TempDirTestCase):
         (profiles / "planted_faults_run.log").write_text(FAULTS)
         return repo
 
+    def test_every_control_must_fail(self):
+        repo = self.make()
+        controls = repo / "results" / "gpu-x" / "controls"
+        controls.mkdir()
+        header = ("step,variant,m,n,k,alpha,beta,reps,ms_median,ms_min,gflops,gflops_best,cublas_ms_median,"
+                  "cublas_gflops,ratio_to_cublas,max_err_over_bound,err_max_u,err_rms_u,cublas_err_max_u,"
+                  "cublas_err_rms_u,err_rms_vs_cublas,verified,gpu,sm_count,sm_clock_mhz,driver,runtime,cublas,"
+                  "arch,build_type,git_rev,timestamp\n")
+        row = ("x,,1024,1024,1024,1,0,20,0.1,0.1,1,1,0.1,1,1,0,{err},1,0.5,0.4,2,0,GPU X,132,1980,13.0,13.0,"
+               "13.1.0,90,Release,abc,2026-11-23T00:00:00Z\n")
+        (controls / "one_pass.csv").write_text(header + row.format(err=640))
+        text = margins_section(repo, repo / "results")
+        # Listed with the must-fail rows, its margin above the limit, after the cuBLAS control.
+        self.assertIn("| control_one_pass (must fail) | — | — | 640 at 1024x1024x1024 | 20.0x above |", text)
+        self.assertLess(text.index("control_cublas_tf32 (must fail)"), text.index("control_one_pass"))
+
     def test_both_sides(self):
         repo = self.make()
         text = margins_section(repo, repo / "results")
