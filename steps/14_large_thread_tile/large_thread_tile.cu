@@ -36,6 +36,7 @@ constexpr int A_COPY_RUN = 16;  // consecutive k of one row of A that neighbouri
 constexpr int STAGES = 3;  // shared buffers in the ring: one being read, STAGES - 1 being filled
 constexpr int K_UNROLL = 8;  // k steps per pass of the unrolled k loop: keeps the loop in the instruction cache
 constexpr bool VECTOR_C = true;  // C stored as 16-byte vectors where it is aligned (false: one float at a time)
+constexpr bool EARLY_SYNC = false;  // wait and barrier before the last k of a tile, so the next tile's first fragments load under its math
 
 constexpr int THREADS = THREADS_X * THREADS_Y;
 constexpr int BM = THREADS_Y * THREAD_TILE_Y;  // rows of C per block
@@ -236,9 +237,17 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) sgemm_kernel(sgemm::Probl
   }
   int stage = 0;               // the stage tile k_tile is read from
   int fill_stage = STAGES - 1;  // the stage tile k_tile + STAGES - 1 is copied into
+  float a_frag[2][THREAD_TILE_Y], b_frag[2][THREAD_TILE_X];  // [2][TY], [2][TX]
+  if constexpr (EARLY_SYNC) {
+    wait_copies<STAGES - 2>();
+    __syncthreads();
+    load_fragments(a_frag[0], b_frag[0], sA[0], sB[0], 0, thread_x, thread_y);
+  }
   for (int k_tile = 0; k_tile < k_tiles; ++k_tile) {
-    wait_copies<STAGES - 2>();  // this thread's copies of tile k_tile have landed...
-    __syncthreads();  // ...and everyone's; and everyone is done reading tile k_tile - 1's stage
+    if constexpr (!EARLY_SYNC) {
+      wait_copies<STAGES - 2>();  // this thread's copies of tile k_tile have landed...
+      __syncthreads();  // ...and everyone's; and everyone is done reading tile k_tile - 1's stage
+    }
 
     // Tile k_tile + STAGES - 1 flies into the stage tile k_tile - 1 was read from.
     if (k_tile + STAGES - 1 < k_tiles)
@@ -246,18 +255,24 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) sgemm_kernel(sgemm::Probl
     commit_copies();
 
     // shared -> registers, one k ahead of the math: buffer k % 2 is used while k + 1 loads.
-    float a_frag[2][THREAD_TILE_Y], b_frag[2][THREAD_TILE_X];  // [2][TY], [2][TX]
-    load_fragments(a_frag[0], b_frag[0], sA[stage], sB[stage], 0, thread_x, thread_y);
+    if constexpr (!EARLY_SYNC) load_fragments(a_frag[0], b_frag[0], sA[stage], sB[stage], 0, thread_x, thread_y);
+    const int next_stage = stage + 1 == STAGES ? 0 : stage + 1;
 #pragma unroll K_UNROLL
     for (int k = 0; k < TUNE_SPLIT; ++k) {
-      if (k + 1 < TUNE_SPLIT)
+      if (k + 1 < TUNE_SPLIT) {
         load_fragments(a_frag[(k + 1) % 2], b_frag[(k + 1) % 2], sA[stage], sB[stage], k + 1, thread_x, thread_y);
+      } else if (EARLY_SYNC) {
+        wait_copies<STAGES - 2>();  // tile k_tile + 1 has landed (this thread's copies)...
+        __syncthreads();  // ...everyone's; and everyone has read the last k of this tile
+        if (k_tile + 1 < k_tiles)
+          load_fragments(a_frag[0], b_frag[0], sA[next_stage], sB[next_stage], 0, thread_x, thread_y);
+      }
 #pragma unroll
       for (int i = 0; i < THREAD_TILE_Y; ++i)
 #pragma unroll
         for (int j = 0; j < THREAD_TILE_X; ++j) acc[i][j] += a_frag[k % 2][i] * b_frag[k % 2][j];
     }
-    stage = stage + 1 == STAGES ? 0 : stage + 1;  // the ring advances by one stage per tile
+    stage = next_stage;  // the ring advances by one stage per tile
     fill_stage = fill_stage + 1 == STAGES ? 0 : fill_stage + 1;
   }
 

@@ -213,10 +213,14 @@ __device__ __forceinline__ void load_fragments(float (&a_frag)[THREAD_TILE_Y], f
   for (int j = 0; j < THREAD_TILE_X; ++j) b_frag[j] = sB[k][tile_col(thread_x, j)];
 }
 
-// partials: with gridDim.z > 1 pieces, [gridDim.z][M][ld_partials] raw sums A*B over each
-// piece's k range (no alpha, no beta); ld_partials is N rounded up to 4.
-__global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
-    sgemm_kernel(sgemm::Problem p, int k_tiles_per_split, float* partials, int ld_partials) {
+// One block's tile of C. SPLIT: the block computes one piece of K (blockIdx.z) and writes
+// its raw sums A*B (no alpha, no beta) to partials, [gridDim.z][M][ld_partials], where
+// ld_partials is N rounded up to 4. Not SPLIT: all of K, and C itself, as in step 14. The
+// two are separate kernels, so the unsplit one is compiled exactly as step 14's: the split's
+// extra arguments and branches would change its register allocation.
+template <bool SPLIT>
+__device__ __forceinline__ void block_gemm(const sgemm::Problem& p, int k_tiles_per_split, float* partials,
+                                           int ld_partials) {
   // The stages outgrow the 48 KB of static shared memory at TUNE_SPLIT 32, so they live in
   // dynamic shared memory (the launch raises the block's limit): A's stages, then B's.
   extern __shared__ __align__(16) float shared[];
@@ -233,8 +237,9 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
 
   float acc[THREAD_TILE_Y][THREAD_TILE_X] = {};  // [TY][TX]: this thread's outputs
   // This block's piece of K: k tiles [k_first / TUNE_SPLIT, + k_tiles); the last may be short.
-  const int k_first = blockIdx.z * k_tiles_per_split * TUNE_SPLIT;
-  const int k_tiles = min(k_tiles_per_split, sgemm::ceil_div(p.K - k_first, TUNE_SPLIT));  // k_tile runs over these
+  const int k_first = SPLIT ? blockIdx.z * k_tiles_per_split * TUNE_SPLIT : 0;
+  const int k_tiles = SPLIT ? min(k_tiles_per_split, sgemm::ceil_div(p.K - k_first, TUNE_SPLIT))
+                            : sgemm::ceil_div(p.K, TUNE_SPLIT);  // k_tile runs over these
   // Tiles 0 .. STAGES-2 in flight, one group each (empty past the last tile: the wait below
   // counts groups, so every tile slot commits one).
 #pragma unroll
@@ -269,7 +274,7 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     fill_stage = fill_stage + 1 == STAGES ? 0 : fill_stage + 1;
   }
 
-  if (gridDim.z > 1) {  // one piece of K: the raw sums go to this piece's slice, 4 columns at a time
+  if constexpr (SPLIT) {  // one piece of K: the raw sums go to this piece's slice, 4 columns at a time
     float* slice = partials + std::size_t(blockIdx.z) * p.M * ld_partials;  // [M][ld_partials]
 #pragma unroll
     for (int i = 0; i < THREAD_TILE_Y; ++i)
@@ -300,6 +305,15 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
         for (int v = 0; v < 4; ++v)
           if (col + v < p.N) store_c(p, row, col + v, acc[i][j + v]);
     }
+}
+
+__global__ void __launch_bounds__(THREADS, MIN_BLOCKS) sgemm_kernel(sgemm::Problem p) {
+  block_gemm<false>(p, 0, nullptr, 0);
+}
+
+__global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
+    sgemm_kernel_split(sgemm::Problem p, int k_tiles_per_split, float* partials, int ld_partials) {
+  block_gemm<true>(p, k_tiles_per_split, partials, ld_partials);
 }
 
 // C = alpha * (piece 0 + piece 1 + ... + piece splits-1) + beta * C, four columns of one row
@@ -339,7 +353,7 @@ int choose_splits(const sgemm::Problem& p, int tiles) {
     int device = 0, sms = 0, per_sm = 0;
     CUDA_CHECK(cudaGetDevice(&device));
     CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sgemm_kernel, THREADS, SHARED_BYTES));
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sgemm_kernel_split, THREADS, SHARED_BYTES));
     return sms * std::max(per_sm, 1);
   }();
   const int k_tiles = sgemm::ceil_div(p.K, TUNE_SPLIT);
@@ -376,16 +390,17 @@ void launch(const sgemm::Problem& p, cudaStream_t stream) {
   const dim3 grid = SWAP_XY ? dim3(sgemm::ceil_div(p.M, BM), sgemm::ceil_div(p.N, BN))
                             : dim3(sgemm::ceil_div(p.N, BN), sgemm::ceil_div(p.M, BM));
   CUDA_CHECK(cudaFuncSetAttribute(sgemm_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SHARED_BYTES));
+  CUDA_CHECK(cudaFuncSetAttribute(sgemm_kernel_split, cudaFuncAttributeMaxDynamicSharedMemorySize, SHARED_BYTES));
   const int k_tiles = sgemm::ceil_div(p.K, TUNE_SPLIT);
   const int k_tiles_per_split = sgemm::ceil_div(k_tiles, choose_splits(p, grid.x * grid.y));
   const int splits = sgemm::ceil_div(k_tiles, k_tiles_per_split);  // no piece left empty
   if (splits == 1) {
-    sgemm_kernel<<<grid, block, SHARED_BYTES, stream>>>(p, k_tiles, nullptr, 0);
+    sgemm_kernel<<<grid, block, SHARED_BYTES, stream>>>(p);
     return;
   }
   const int ld_partials = sgemm::ceil_div(p.N, 4) * 4;
   float* partials = partials_workspace(std::size_t(splits) * p.M * ld_partials, stream);
-  sgemm_kernel<<<dim3(grid.x, grid.y, splits), block, SHARED_BYTES, stream>>>(p, k_tiles_per_split, partials, ld_partials);
+  sgemm_kernel_split<<<dim3(grid.x, grid.y, splits), block, SHARED_BYTES, stream>>>(p, k_tiles_per_split, partials, ld_partials);
   const long long vectors = static_cast<long long>(p.M) * (ld_partials / 4);
   split_k_reduce<<<static_cast<unsigned>((vectors + REDUCE_THREADS - 1) / REDUCE_THREADS), REDUCE_THREADS, 0, stream>>>(
       p, splits, partials, ld_partials);
