@@ -8,12 +8,15 @@
 //         are shared by twice the math. The price is registers: 128 accumulators + 2 x 24
 //         fragments = 176, plus addresses, of the 255 a thread may have, so one block per
 //         SM (MIN_BLOCKS = 1): latency is hidden by the 128 independent FFMAs, not by warps.
-//         With one block per SM, two costs that other blocks used to hide show: the k loop,
-//         twice as long, no longer fits the instruction cache when unrolled 32 times
-//         (K_UNROLL = 8 k per pass), and the 128-output epilogue leaves the SM idle (C is
+//         With one block per SM, three costs that other blocks used to hide show: the k
+//         loop, twice as long, no longer fits the instruction cache when unrolled 32 times
+//         (K_UNROLL = 8 k per pass); every warp waits for its first fragments right after
+//         each tile's barrier (EARLY_SYNC moves the barrier before the tile's last k, so those
+//         loads run under its FFMAs); and the 128-output epilogue leaves the SM idle (C is
 //         stored as 16-byte vectors where aligned: VECTOR_C).
 // Watch:  registers and spills (-Xptxas -v); FFMA share and LDS.128 count in the SASS;
-//         sm__pipe_fma_cycles_active; no_instruction stalls; waves (512 blocks at 4096^3).
+//         sm__pipe_fma_cycles_active; no_instruction and short_scoreboard stalls; waves (512
+//         blocks at 4096^3).
 // Build alone: nvcc -std=c++20 -O3 -arch=native -Icommon common/*.cpp common/*.cu steps/14_large_thread_tile/large_thread_tile.cu -lcublas -o large_thread_tile
 #include "sgemm.cuh"
 
@@ -36,8 +39,7 @@ constexpr int A_COPY_RUN = 16;  // consecutive k of one row of A that neighbouri
 constexpr int STAGES = 3;  // shared buffers in the ring: one being read, STAGES - 1 being filled
 constexpr int K_UNROLL = 8;  // k steps per pass of the unrolled k loop: keeps the loop in the instruction cache
 constexpr bool VECTOR_C = true;  // C stored as 16-byte vectors where it is aligned (false: one float at a time)
-constexpr bool EARLY_SYNC = false;
-constexpr int COPY_PARTS = 1;  // the tile's copies issued in this many parts spread over its k loop  // wait and barrier before the last k of a tile, so the next tile's first fragments load under its math
+constexpr bool EARLY_SYNC = true;  // wait and barrier before a tile's last k: the next tile's first fragments load under its FFMAs
 
 constexpr int THREADS = THREADS_X * THREADS_Y;
 constexpr int BM = THREADS_Y * THREAD_TILE_Y;  // rows of C per block
@@ -69,9 +71,6 @@ static_assert(BN % COPY_VECTOR == 0 && (BN + B_PAD) % COPY_VECTOR == 0,
               "multiple of COPY_VECTOR floats (+1 breaks 8-byte copies)");
 static_assert(A_PAD % 4 == 0 && B_PAD % 4 == 0 && THREAD_TILE_Y % 4 == 0 && THREAD_TILE_X % 4 == 0,
               "fragments are read as aligned float4: rows and thread tiles are multiples of 4 floats");
-static_assert(COPY_PARTS >= 1 && TUNE_SPLIT % COPY_PARTS == 0 && (BM / (THREADS / TUNE_SPLIT)) % COPY_PARTS == 0 &&
-                  (TUNE_SPLIT / (THREADS / (BN / COPY_VECTOR))) % COPY_PARTS == 0,
-              "the tile's copies split into whole parts");
 static_assert(TUNE_SPLIT % A_COPY_RUN == 0 && 32 % A_COPY_RUN == 0,
               "a warp copies whole runs of A_COPY_RUN consecutive k, and whole runs make a row of the A tile");
 
@@ -165,9 +164,9 @@ __device__ __forceinline__ int tile_col(int thread_x, int j) { return (j / 4) * 
 // Consecutive threads take consecutive elements of a row, so the global loads coalesce. A
 // thread copies the same columns of both tiles every time, one pass of rows apart, so its
 // addresses and bounds are worked out once per tile, not once per element.
-template <bool ZERO_FILL, int PARTS>
+template <bool ZERO_FILL>
 __device__ __forceinline__ void copy_tile_elements(const sgemm::Problem& p, float (&sA)[TUNE_SPLIT][BM + A_PAD], float (&sB)[TUNE_SPLIT][BN + B_PAD],
-                                                   int block_row, int block_col, int k0, int tid, int part) {
+                                                   int block_row, int block_col, int k0, int tid) {
   constexpr int A_PASS = THREADS / TUNE_SPLIT;  // rows of the A tile copied per pass
   // Lanes copy runs of A_COPY_RUN consecutive k, the next run one row further down. As
   // BM + A_PAD = 4 (mod 32), a warp's transposed stores sA[k][r] fall in 32 different banks
@@ -176,10 +175,8 @@ __device__ __forceinline__ void copy_tile_elements(const sgemm::Problem& p, floa
   const int a_row = tid / A_COPY_RUN % A_PASS, a_col = tid / (A_COPY_RUN * A_PASS) * A_COPY_RUN + tid % A_COPY_RUN;
   const float* a_src = &at(p.A, p.lda, block_row + a_row, k0 + a_col);
   const bool a_col_inside = k0 + a_col < p.K;
-  constexpr int A_N = BM / A_PASS / PARTS;
 #pragma unroll
-  for (int m = 0; m < A_N; ++m) {
-    const int n = part * A_N + m;
+  for (int n = 0; n < BM / A_PASS; ++n) {
     const int r = a_row + n * A_PASS;
     copy_or_zero<ZERO_FILL>(&sA[a_col][r], a_src + n * A_PASS * p.lda, a_col_inside && block_row + r < p.M);
   }
@@ -189,10 +186,8 @@ __device__ __forceinline__ void copy_tile_elements(const sgemm::Problem& p, floa
   const float* b_src = &at(p.B, p.ldb, k0 + b_row, block_col + b_col);
   const int b_valid = max(0, min(p.N - block_col - b_col, COPY_VECTOR));  // floats inside the matrix
   const bool b_aligned = p.ldb % COPY_VECTOR == 0 && reinterpret_cast<uintptr_t>(p.B) % sizeof(float[COPY_VECTOR]) == 0;
-  constexpr int B_N = TUNE_SPLIT / B_PASS / PARTS;
 #pragma unroll
-  for (int m = 0; m < B_N; ++m) {
-    const int n = part * B_N + m;
+  for (int n = 0; n < TUNE_SPLIT / B_PASS; ++n) {
     const int r = b_row + n * B_PASS;
     copy_vector_or_zero<ZERO_FILL>(&sB[r][b_col], b_src + n * B_PASS * p.ldb, k0 + r < p.K ? b_valid : 0, b_aligned);
   }
@@ -200,13 +195,12 @@ __device__ __forceinline__ void copy_tile_elements(const sgemm::Problem& p, floa
 
 // The tile at k0. With SKIP_ZERO_FILL, a tile wholly inside A and B (all but the last block
 // row, the last block column and the last k tile) is copied without zero-fill.
-template <int PARTS = 1>
 __device__ __forceinline__ void copy_tile(const sgemm::Problem& p, float (&sA)[TUNE_SPLIT][BM + A_PAD], float (&sB)[TUNE_SPLIT][BN + B_PAD],
-                                          int block_row, int block_col, int k0, int tid, int part = 0) {
+                                          int block_row, int block_col, int k0, int tid) {
   if (SKIP_ZERO_FILL && ASYNC_LOADS && block_row + BM <= p.M && block_col + BN <= p.N && k0 + TUNE_SPLIT <= p.K)
-    copy_tile_elements<false, PARTS>(p, sA, sB, block_row, block_col, k0, tid, part);
+    copy_tile_elements<false>(p, sA, sB, block_row, block_col, k0, tid);
   else
-    copy_tile_elements<true, PARTS>(p, sA, sB, block_row, block_col, k0, tid, part);
+    copy_tile_elements<true>(p, sA, sB, block_row, block_col, k0, tid);
 }
 
 // shared -> registers: this thread's column of A and row of B at k (a_frag, b_frag).
@@ -246,8 +240,9 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) sgemm_kernel(sgemm::Probl
   }
   int stage = 0;               // the stage tile k_tile is read from
   int fill_stage = STAGES - 1;  // the stage tile k_tile + STAGES - 1 is copied into
+  // shared -> registers, one k ahead of the math: buffer k % 2 is used while k + 1 loads.
   float a_frag[2][THREAD_TILE_Y], b_frag[2][THREAD_TILE_X];  // [2][TY], [2][TX]
-  if constexpr (EARLY_SYNC) {
+  if (EARLY_SYNC && k_tiles > 0) {  // tile 0's first k; every later tile's loads under the last k before it
     wait_copies<STAGES - 2>();
     __syncthreads();
     load_fragments(a_frag[0], b_frag[0], sA[0], sB[0], 0, thread_x, thread_y);
@@ -259,30 +254,22 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) sgemm_kernel(sgemm::Probl
     }
 
     // Tile k_tile + STAGES - 1 flies into the stage tile k_tile - 1 was read from.
-    if constexpr (COPY_PARTS == 1) {
-      if (k_tile + STAGES - 1 < k_tiles)
-        copy_tile(p, sA[fill_stage], sB[fill_stage], block_row, block_col, (k_tile + STAGES - 1) * TUNE_SPLIT, tid);
-      commit_copies();
-    }
+    if (k_tile + STAGES - 1 < k_tiles)
+      copy_tile(p, sA[fill_stage], sB[fill_stage], block_row, block_col, (k_tile + STAGES - 1) * TUNE_SPLIT, tid);
+    commit_copies();
 
-    // shared -> registers, one k ahead of the math: buffer k % 2 is used while k + 1 loads.
     if constexpr (!EARLY_SYNC) load_fragments(a_frag[0], b_frag[0], sA[stage], sB[stage], 0, thread_x, thread_y);
     const int next_stage = stage + 1 == STAGES ? 0 : stage + 1;
 #pragma unroll K_UNROLL
     for (int k = 0; k < TUNE_SPLIT; ++k) {
-      if constexpr (COPY_PARTS > 1) {
-        constexpr int EVERY = TUNE_SPLIT / COPY_PARTS;
-        if (k % EVERY == 0) {
-          if (k_tile + STAGES - 1 < k_tiles)
-            copy_tile<COPY_PARTS>(p, sA[fill_stage], sB[fill_stage], block_row, block_col, (k_tile + STAGES - 1) * TUNE_SPLIT, tid, k / EVERY);
-          if (k / EVERY == COPY_PARTS - 1) commit_copies();
-        }
-      }
       if (k + 1 < TUNE_SPLIT) {
         load_fragments(a_frag[(k + 1) % 2], b_frag[(k + 1) % 2], sA[stage], sB[stage], k + 1, thread_x, thread_y);
       } else if (EARLY_SYNC) {
-        wait_copies<STAGES - 2>();  // tile k_tile + 1 has landed (this thread's copies)...
-        __syncthreads();  // ...everyone's; and everyone has read the last k of this tile
+        // The last k: this tile's fragments are all in registers. Wait for tile k_tile + 1
+        // here rather than at the top of the next pass, so that its first fragments load
+        // while this k's FFMAs run, instead of every warp waiting for them after the barrier.
+        wait_copies<STAGES - 2>();  // this thread's copies of tile k_tile + 1 have landed...
+        __syncthreads();  // ...and everyone's; and everyone is done reading tile k_tile's stage
         if (k_tile + 1 < k_tiles)
           load_fragments(a_frag[0], b_frag[0], sA[next_stage], sB[next_stage], 0, thread_x, thread_y);
       }

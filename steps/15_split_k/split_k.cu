@@ -29,6 +29,7 @@ constexpr int A_COPY_RUN = 16;  // consecutive k of one row of A that neighbouri
 constexpr int STAGES = 3;  // shared buffers in the ring: one being read, STAGES - 1 being filled
 constexpr int K_UNROLL = 8;  // k steps per pass of the unrolled k loop: keeps the loop in the instruction cache
 constexpr bool VECTOR_C = true;  // C stored as 16-byte vectors where it is aligned (false: one float at a time)
+constexpr bool EARLY_SYNC = true;  // wait and barrier before a tile's last k: the next tile's first fragments load under its FFMAs
 
 constexpr int MAX_SPLITS = 64;        // most pieces K is split into
 constexpr int MIN_SPLIT_K_TILES = 4;  // fewest k tiles in a piece: its pipeline has to fill and drain
@@ -249,28 +250,45 @@ __device__ __forceinline__ void block_gemm(const sgemm::Problem& p, int k_tiles_
   }
   int stage = 0;               // the stage tile k_tile is read from
   int fill_stage = STAGES - 1;  // the stage tile k_tile + STAGES - 1 is copied into
+  // shared -> registers, one k ahead of the math: buffer k % 2 is used while k + 1 loads.
+  float a_frag[2][THREAD_TILE_Y], b_frag[2][THREAD_TILE_X];  // [2][TY], [2][TX]
+  if (EARLY_SYNC && k_tiles > 0) {  // tile 0's first k; every later tile's loads under the last k before it
+    wait_copies<STAGES - 2>();
+    __syncthreads();
+    load_fragments(a_frag[0], b_frag[0], sA[0], sB[0], 0, thread_x, thread_y);
+  }
   for (int k_tile = 0; k_tile < k_tiles; ++k_tile) {
-    wait_copies<STAGES - 2>();  // this thread's copies of tile k_tile have landed...
-    __syncthreads();  // ...and everyone's; and everyone is done reading tile k_tile - 1's stage
+    if constexpr (!EARLY_SYNC) {
+      wait_copies<STAGES - 2>();  // this thread's copies of tile k_tile have landed...
+      __syncthreads();  // ...and everyone's; and everyone is done reading tile k_tile - 1's stage
+    }
 
     // Tile k_tile + STAGES - 1 flies into the stage tile k_tile - 1 was read from.
     if (k_tile + STAGES - 1 < k_tiles)
       copy_tile(p, sA[fill_stage], sB[fill_stage], block_row, block_col, k_first + (k_tile + STAGES - 1) * TUNE_SPLIT, tid);
     commit_copies();
 
-    // shared -> registers, one k ahead of the math: buffer k % 2 is used while k + 1 loads.
-    float a_frag[2][THREAD_TILE_Y], b_frag[2][THREAD_TILE_X];  // [2][TY], [2][TX]
-    load_fragments(a_frag[0], b_frag[0], sA[stage], sB[stage], 0, thread_x, thread_y);
+    if constexpr (!EARLY_SYNC) load_fragments(a_frag[0], b_frag[0], sA[stage], sB[stage], 0, thread_x, thread_y);
+    const int next_stage = stage + 1 == STAGES ? 0 : stage + 1;
 #pragma unroll K_UNROLL
     for (int k = 0; k < TUNE_SPLIT; ++k) {
-      if (k + 1 < TUNE_SPLIT)
+      if (k + 1 < TUNE_SPLIT) {
         load_fragments(a_frag[(k + 1) % 2], b_frag[(k + 1) % 2], sA[stage], sB[stage], k + 1, thread_x, thread_y);
+      } else if (EARLY_SYNC) {
+        // The last k: this tile's fragments are all in registers. Wait for tile k_tile + 1
+        // here rather than at the top of the next pass, so that its first fragments load
+        // while this k's FFMAs run, instead of every warp waiting for them after the barrier.
+        wait_copies<STAGES - 2>();  // this thread's copies of tile k_tile + 1 have landed...
+        __syncthreads();  // ...and everyone's; and everyone is done reading tile k_tile's stage
+        if (k_tile + 1 < k_tiles)
+          load_fragments(a_frag[0], b_frag[0], sA[next_stage], sB[next_stage], 0, thread_x, thread_y);
+      }
 #pragma unroll
       for (int i = 0; i < THREAD_TILE_Y; ++i)
 #pragma unroll
         for (int j = 0; j < THREAD_TILE_X; ++j) acc[i][j] += a_frag[k % 2][i] * b_frag[k % 2][j];
     }
-    stage = stage + 1 == STAGES ? 0 : stage + 1;  // the ring advances by one stage per tile
+    stage = next_stage;  // the ring advances by one stage per tile
     fill_stage = fill_stage + 1 == STAGES ? 0 : fill_stage + 1;
   }
 
