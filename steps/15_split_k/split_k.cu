@@ -30,6 +30,7 @@ constexpr int STAGES = 3;  // shared buffers in the ring: one being read, STAGES
 constexpr int K_UNROLL = 8;  // k steps per pass of the unrolled k loop: keeps the loop in the instruction cache
 constexpr bool VECTOR_C = true;  // C stored as 16-byte vectors where it is aligned (false: one float at a time)
 constexpr bool EARLY_SYNC = true;  // wait and barrier before a tile's last k: the next tile's first fragments load under its FFMAs
+constexpr bool EARLY_SYNC_SPLIT = true;  // EARLY_SYNC in the kernel that computes one piece of K
 
 constexpr int MAX_SPLITS = 64;        // most pieces K is split into
 constexpr int MIN_SPLIT_K_TILES = 4;  // fewest k tiles in a piece: its pipeline has to fill and drain
@@ -236,6 +237,7 @@ __device__ __forceinline__ void block_gemm(const sgemm::Problem& p, int k_tiles_
   const int thread_x = (warp % WARPS_X) * WARP_SHAPE_X + lane % WARP_SHAPE_X;
   const int thread_y = (warp / WARPS_X) * WARP_SHAPE_Y + lane / WARP_SHAPE_X;
 
+  constexpr bool early_sync = SPLIT ? EARLY_SYNC_SPLIT : EARLY_SYNC;
   float acc[THREAD_TILE_Y][THREAD_TILE_X] = {};  // [TY][TX]: this thread's outputs
   // This block's piece of K: k tiles [k_first / TUNE_SPLIT, + k_tiles); the last may be short.
   const int k_first = SPLIT ? blockIdx.z * k_tiles_per_split * TUNE_SPLIT : 0;
@@ -252,13 +254,13 @@ __device__ __forceinline__ void block_gemm(const sgemm::Problem& p, int k_tiles_
   int fill_stage = STAGES - 1;  // the stage tile k_tile + STAGES - 1 is copied into
   // shared -> registers, one k ahead of the math: buffer k % 2 is used while k + 1 loads.
   float a_frag[2][THREAD_TILE_Y], b_frag[2][THREAD_TILE_X];  // [2][TY], [2][TX]
-  if (EARLY_SYNC && k_tiles > 0) {  // tile 0's first k; every later tile's loads under the last k before it
+  if (early_sync && k_tiles > 0) {  // tile 0's first k; every later tile's loads under the last k before it
     wait_copies<STAGES - 2>();
     __syncthreads();
     load_fragments(a_frag[0], b_frag[0], sA[0], sB[0], 0, thread_x, thread_y);
   }
   for (int k_tile = 0; k_tile < k_tiles; ++k_tile) {
-    if constexpr (!EARLY_SYNC) {
+    if constexpr (!early_sync) {
       wait_copies<STAGES - 2>();  // this thread's copies of tile k_tile have landed...
       __syncthreads();  // ...and everyone's; and everyone is done reading tile k_tile - 1's stage
     }
@@ -268,13 +270,13 @@ __device__ __forceinline__ void block_gemm(const sgemm::Problem& p, int k_tiles_
       copy_tile(p, sA[fill_stage], sB[fill_stage], block_row, block_col, k_first + (k_tile + STAGES - 1) * TUNE_SPLIT, tid);
     commit_copies();
 
-    if constexpr (!EARLY_SYNC) load_fragments(a_frag[0], b_frag[0], sA[stage], sB[stage], 0, thread_x, thread_y);
+    if constexpr (!early_sync) load_fragments(a_frag[0], b_frag[0], sA[stage], sB[stage], 0, thread_x, thread_y);
     const int next_stage = stage + 1 == STAGES ? 0 : stage + 1;
 #pragma unroll K_UNROLL
     for (int k = 0; k < TUNE_SPLIT; ++k) {
       if (k + 1 < TUNE_SPLIT) {
         load_fragments(a_frag[(k + 1) % 2], b_frag[(k + 1) % 2], sA[stage], sB[stage], k + 1, thread_x, thread_y);
-      } else if (EARLY_SYNC) {
+      } else if (early_sync) {
         // The last k: this tile's fragments are all in registers. Wait for tile k_tile + 1
         // here rather than at the top of the next pass, so that its first fragments load
         // while this k's FFMAs run, instead of every warp waiting for them after the barrier.
