@@ -5,6 +5,10 @@
 //         alpha and beta. The step picks the number of pieces from the shape (no flag).
 // Why:    at 1024^3 the 128 x 256 tiles make 32 blocks: 100 of 132 SMs would idle. Four
 //         pieces make 128 blocks, at the cost of writing and reading 4 x M x N partial sums.
+//         The split and the unsplit kernel are compiled apart (block_gemm<SPLIT>), so that
+//         where one piece is chosen the step runs step 14's kernel, register for register;
+//         the split one keeps the barrier at the top of each tile (EARLY_SYNC_SPLIT = false:
+//         measured slower with it on short pieces).
 // Watch:  the split chosen per shape (choose_splits); the reduction kernel's time next to
 //         the GEMM's; the same bits on every run (no float atomics: a fixed summation order).
 // Build alone: nvcc -std=c++20 -O3 -arch=native -Icommon common/*.cpp common/*.cu steps/15_split_k/split_k.cu -lcublas -o split_k
@@ -30,7 +34,7 @@ constexpr int STAGES = 3;  // shared buffers in the ring: one being read, STAGES
 constexpr int K_UNROLL = 8;  // k steps per pass of the unrolled k loop: keeps the loop in the instruction cache
 constexpr bool VECTOR_C = true;  // C stored as 16-byte vectors where it is aligned (false: one float at a time)
 constexpr bool EARLY_SYNC = true;  // wait and barrier before a tile's last k: the next tile's first fragments load under its FFMAs
-constexpr bool EARLY_SYNC_SPLIT = true;  // EARLY_SYNC in the kernel that computes one piece of K
+constexpr bool EARLY_SYNC_SPLIT = false;  // EARLY_SYNC in the kernel that computes one piece of K (slower there)
 
 constexpr int MAX_SPLITS = 64;        // most pieces K is split into
 constexpr int MIN_SPLIT_K_TILES = 4;  // fewest k tiles in a piece: its pipeline has to fill and drain
