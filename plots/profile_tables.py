@@ -11,8 +11,14 @@ NO_PROFILE = "_No profile recorded for this step._"
 NO_COMPARISON = "_No comparison recorded for this step._"
 NO_PROFILES = "_No profiles recorded yet._"
 GLOSSARY_ANCHOR = "glossary.md#profiler-figures"
-NCU_CAPTION = ("_Nsight Compute, kernel `sgemm_kernel` at M=N=K=4096, one launch. Each figure "
+NCU_CAPTION = ("_Nsight Compute, kernel KERNEL at M=N=K=4096, one launch. Each figure "
                "is defined, with its unit, in the [glossary](GLOSSARY)._")
+# The kernel a step's profile row measures: the step's own, or for 00_cublas the one cuBLAS picks.
+KERNEL_NAMES = {"00_cublas": "cuBLAS's own (at 4096 on the H100: "
+                              "`sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize256x128x8_stage3_warpsize4x2x1_ffma_aligna4_alignc4_execute_kernel__5x_cublas`)"}
+# Steps whose binary holds none of the measured kernel's SASS (cuBLAS's lives in its library).
+NO_SASS = {"00_cublas"}
+DEFAULT_KERNEL = "`sgemm_kernel`"
 COMPARE_CAPTION = ("_Nsight Compute at M=N=K=4096, one launch each (figures defined in the "
                    "[glossary](GLOSSARY)). A column is a step as shipped, or a step built with "
                    "other tunables: `scripts/compare.txt` lists them, "
@@ -31,12 +37,12 @@ def step_profile_section(step: str, profiles: list[GpuProfiles], docs_link: str)
     """The profile block of steps/<step>/README.md: ncu metrics and SASS counts per GPU."""
     blocks = []
     for gpu in profiles:
-        cells, sass = gpu.ncu_cells(step), gpu.sass.get(step)
+        cells, sass = gpu.ncu_cells(step), None if step in NO_SASS else gpu.sass.get(step)
         if cells is None and sass is None:
             continue
         parts = [f"### {gpu.name}"]
         if cells is not None:
-            parts += [_caption(NCU_CAPTION, docs_link),
+            parts += [_caption(NCU_CAPTION.replace("KERNEL", KERNEL_NAMES.get(step, DEFAULT_KERNEL)), docs_link),
                       md_table(["metric", "value"],
                                [[label, value] for label, value in cells.items()])]
         if sass is not None:
@@ -76,7 +82,7 @@ def profile_summary_section(profiles: list[GpuProfiles], steps: list[str]) -> st
             cells = gpu.ncu_cells(step)
             body.append([step] + [cells[label] if cells else NO_VALUE
                                   for label in SUMMARY_METRICS])
-        blocks.append("\n\n".join([f"### {gpu.name}", _caption(NCU_CAPTION, ""),
+        blocks.append("\n\n".join([f"### {gpu.name}", _caption(NCU_CAPTION.replace("KERNEL", f"{DEFAULT_KERNEL} (00_cublas: cuBLAS's own, named on its page)"), ""),
                                    md_table(["step", *SUMMARY_HEADERS], body),
                                    f"{NO_VALUE} = no profile recorded for that step."]))
     return "\n\n".join(blocks)
