@@ -34,6 +34,7 @@ constexpr int STAGES = 3;  // shared buffers in the ring: one being read, STAGES
 constexpr int K_UNROLL = 8;  // k steps per pass of the unrolled k loop: keeps the loop in the instruction cache
 constexpr bool VECTOR_C = true;  // C stored as 16-byte vectors where it is aligned (false: one float at a time)
 constexpr bool EARLY_SYNC = true;  // wait and barrier before a tile's last k: the next tile's first fragments load under its FFMAs
+constexpr bool OVERLAP_REDUCE = true;  // the reduction's launch overlaps the split kernel's end (programmatic dependent launch)
 constexpr bool EARLY_SYNC_SPLIT = false;  // EARLY_SYNC in the kernel that computes one piece of K (slower there)
 
 constexpr int MAX_SPLITS = 64;        // most pieces K is split into
@@ -219,6 +220,21 @@ __device__ __forceinline__ void load_fragments(float (&a_frag)[THREAD_TILE_Y], f
   for (int j = 0; j < THREAD_TILE_X; ++j) b_frag[j] = sB[k][tile_col(thread_x, j)];
 }
 
+// Programmatic dependent launch (sm_90): the split kernel lets the reduction's launch begin
+// once every block has finished its k loop (launch_dependents), and the reduction waits for
+// the whole split kernel to finish, its stores visible, before it reads a partial sum
+// (wait_for_producer). Only the launch overlaps; the data dependence is kept.
+__device__ __forceinline__ void launch_dependents() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if constexpr (OVERLAP_REDUCE) asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void wait_for_producer() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if constexpr (OVERLAP_REDUCE) asm volatile("griddepcontrol.wait;\n" ::: "memory");
+#endif
+}
+
 // One block's tile of C. SPLIT: the block computes one piece of K (blockIdx.z) and writes
 // its raw sums A*B (no alpha, no beta) to partials, [gridDim.z][M][ld_partials], where
 // ld_partials is N rounded up to 4. Not SPLIT: all of K, and C itself, as in step 14. The
@@ -299,6 +315,7 @@ __device__ __forceinline__ void block_gemm(const sgemm::Problem& p, int k_tiles_
   }
 
   if constexpr (SPLIT) {  // one piece of K: the raw sums go to this piece's slice, 4 columns at a time
+    launch_dependents();
     float* slice = partials + std::size_t(blockIdx.z) * p.M * ld_partials;  // [M][ld_partials]
 #pragma unroll
     for (int i = 0; i < THREAD_TILE_Y; ++i)
@@ -348,6 +365,7 @@ __global__ void __launch_bounds__(REDUCE_THREADS) split_k_reduce(sgemm::Problem 
   const int vectors_per_row = ld_partials / 4;
   const long long vector = static_cast<long long>(blockIdx.x) * REDUCE_THREADS + threadIdx.x;
   if (vector >= static_cast<long long>(p.M) * vectors_per_row) return;
+  wait_for_producer();  // the split kernel's partial sums are all written
   const int row = static_cast<int>(vector / vectors_per_row), col = static_cast<int>(vector % vectors_per_row) * 4;
   const std::size_t slice_floats = std::size_t(p.M) * ld_partials;
   const float* piece = partials + std::size_t(row) * ld_partials + col;
@@ -426,8 +444,17 @@ void launch(const sgemm::Problem& p, cudaStream_t stream) {
   float* partials = partials_workspace(std::size_t(splits) * p.M * ld_partials, stream);
   sgemm_kernel_split<<<dim3(grid.x, grid.y, splits), block, SHARED_BYTES, stream>>>(p, k_tiles_per_split, partials, ld_partials);
   const long long vectors = static_cast<long long>(p.M) * (ld_partials / 4);
-  split_k_reduce<<<static_cast<unsigned>((vectors + REDUCE_THREADS - 1) / REDUCE_THREADS), REDUCE_THREADS, 0, stream>>>(
-      p, splits, partials, ld_partials);
+  const unsigned reduce_blocks = static_cast<unsigned>((vectors + REDUCE_THREADS - 1) / REDUCE_THREADS);
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(reduce_blocks);
+  config.blockDim = dim3(REDUCE_THREADS);
+  config.stream = stream;
+  cudaLaunchAttribute overlap = {};
+  overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  overlap.val.programmaticStreamSerializationAllowed = OVERLAP_REDUCE ? 1 : 0;
+  config.attrs = &overlap;
+  config.numAttrs = 1;
+  CUDA_CHECK(cudaLaunchKernelEx(&config, split_k_reduce, p, splits, static_cast<const float*>(partials), ld_partials));
 }
 
 int main(int argc, char** argv) { return sgemm::run_step(argc, argv, SGEMM_STEP, launch); }
