@@ -8,7 +8,8 @@
 //         The split and the unsplit kernel are compiled apart (block_gemm<SPLIT>), so that
 //         where one piece is chosen the step runs step 14's kernel, register for register;
 //         the split one keeps the barrier at the top of each tile (EARLY_SYNC_SPLIT = false:
-//         measured slower with it on short pieces).
+//         measured slower with it). The reduction is a programmatic dependent launch
+//         (OVERLAP_REDUCE): its launch overlaps the split kernel's end.
 // Watch:  the split chosen per shape (choose_splits); the reduction kernel's time next to
 //         the GEMM's; the same bits on every run (no float atomics: a fixed summation order).
 // Build alone: nvcc -std=c++20 -O3 -arch=native -Icommon common/*.cpp common/*.cu steps/15_split_k/split_k.cu -lcublas -o split_k
