@@ -452,7 +452,15 @@ void launch(const sgemm::Problem& p, cudaStream_t stream) {
   config.stream = stream;
   cudaLaunchAttribute overlap = {};
   overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  overlap.val.programmaticStreamSerializationAllowed = OVERLAP_REDUCE ? 1 : 0;
+  // Only where the reduction waits: its wait is compiled for sm_90 and newer, so a build
+  // whose reduction comes from older PTX (say compute_80, JIT-compiled for this GPU) must
+  // not let it start early.
+  static const bool reduce_waits = [] {
+    cudaFuncAttributes attributes = {};
+    CUDA_CHECK(cudaFuncGetAttributes(&attributes, split_k_reduce));
+    return attributes.ptxVersion >= 90;
+  }();
+  overlap.val.programmaticStreamSerializationAllowed = OVERLAP_REDUCE && reduce_waits ? 1 : 0;
   config.attrs = &overlap;
   config.numAttrs = 1;
   CUDA_CHECK(cudaLaunchKernelEx(&config, split_k_reduce, p, splits, static_cast<const float*>(partials), ld_partials));
