@@ -38,6 +38,7 @@ constexpr bool EARLY_SYNC = true;  // wait and barrier before a tile's last k: t
 constexpr bool FFMA_BY_COLUMN = true;  // a k's FFMAs reach the compiler column by column of the thread tile (false: row by row)
 constexpr bool OVERLAP_REDUCE = true;  // the reduction's launch overlaps the split kernel's end (programmatic dependent launch)
 constexpr bool EARLY_SYNC_SPLIT = false;  // EARLY_SYNC in the kernel that computes one piece of K (slower there)
+constexpr bool FFMA_BY_COLUMN_SPLIT = false;  // FFMA_BY_COLUMN in the kernel that computes one piece of K (slower there)
 
 constexpr int MAX_SPLITS = 64;        // most pieces K is split into
 constexpr int MIN_SPLIT_K_TILES = 4;  // fewest k tiles in a piece: its pipeline has to fill and drain
@@ -227,10 +228,12 @@ __device__ __forceinline__ void load_fragments(float (&a_frag)[THREAD_TILE_Y], f
 // Column by column (FFMA_BY_COLUMN), consecutive FFMAs share their b operand, which the
 // hardware can keep in its operand reuse cache instead of reading it from the register file
 // again; row by row they share a. The compiler schedules and allocates registers from this
-// order, and column by column comes out faster on the H100 (see this step's page).
+// order, and column by column comes out faster on the H100 (see step 14's page), except in
+// the split kernel (FFMA_BY_COLUMN_SPLIT; see this step's page).
+template <bool BY_COLUMN>
 __device__ __forceinline__ void outer_product(float (&acc)[THREAD_TILE_Y][THREAD_TILE_X],
                                               const float (&a)[THREAD_TILE_Y], const float (&b)[THREAD_TILE_X]) {
-  if constexpr (FFMA_BY_COLUMN) {
+  if constexpr (BY_COLUMN) {
 #pragma unroll
     for (int j = 0; j < THREAD_TILE_X; ++j)
 #pragma unroll
@@ -281,6 +284,7 @@ __device__ __forceinline__ void block_gemm(const sgemm::Problem& p, int k_tiles_
   const int thread_y = (warp / WARPS_X) * WARP_SHAPE_Y + lane / WARP_SHAPE_X;
 
   constexpr bool early_sync = SPLIT ? EARLY_SYNC_SPLIT : EARLY_SYNC;
+  constexpr bool by_column = SPLIT ? FFMA_BY_COLUMN_SPLIT : FFMA_BY_COLUMN;
   float acc[THREAD_TILE_Y][THREAD_TILE_X] = {};  // [TY][TX]: this thread's outputs
   // This block's piece of K: k tiles [k_first / TUNE_SPLIT, + k_tiles); the last may be short.
   const int k_first = SPLIT ? blockIdx.z * k_tiles_per_split * TUNE_SPLIT : 0;
@@ -328,7 +332,7 @@ __device__ __forceinline__ void block_gemm(const sgemm::Problem& p, int k_tiles_
         if (k_tile + 1 < k_tiles)
           load_fragments(a_frag[0], b_frag[0], sA[next_stage], sB[next_stage], 0, thread_x, thread_y);
       }
-      outer_product(acc, a_frag[k % 2], b_frag[k % 2]);
+      outer_product<by_column>(acc, a_frag[k % 2], b_frag[k % 2]);
     }
     stage = next_stage;  // the ring advances by one stage per tile
     fill_stage = fill_stage + 1 == STAGES ? 0 : fill_stage + 1;
