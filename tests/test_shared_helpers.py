@@ -28,6 +28,8 @@ CHANGED = {
     ("12_double_buffer", "launch"): "two stages in dynamic shared memory: the launch raises the block's limit",
     ("13_multi_stage", "wait_copies"): "a ring of stages: wait until only the STAGES - 2 newest copy groups fly",
     ("15_split_k", "launch"): "split-K: the number of splits is chosen from the shape, partial sums reduced",
+    ("15_split_k", "outer_product"): "the FFMA order is a template parameter: the split kernel keeps row by row "
+                                     "(FFMA_BY_COLUMN_SPLIT), the unsplit one follows FFMA_BY_COLUMN",
     ("16_tf32x3_mma", "copy_tile_elements"): "A is copied untransposed, in 16-byte vectors like B: the mma reads A's rows along k",
     ("16_tf32x3_mma", "copy_tile"): "the tiles keep A untransposed ([BM][TUNE_SPLIT])",
     ("16_tf32x3_mma", "load_fragments"): "fragments in the mma.sync m16n8k8 layout, A and B both",

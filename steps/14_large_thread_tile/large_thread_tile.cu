@@ -13,9 +13,11 @@
 //         (K_UNROLL = 8 k per pass); every warp waits for its first fragments right after
 //         each tile's barrier (EARLY_SYNC moves the barrier before the tile's last k, so those
 //         loads run under its FFMAs); and the 128-output epilogue leaves the SM idle (C is
-//         stored as 16-byte vectors where aligned: VECTOR_C).
+//         stored as 16-byte vectors where aligned: VECTOR_C). The FFMAs of a k are written
+//         column by column (FFMA_BY_COLUMN): the compiler's register allocation, which it
+//         derives from that order, then holds warps at dispatch less often.
 // Watch:  registers and spills (-Xptxas -v); FFMA share and LDS.128 count in the SASS;
-//         sm__pipe_fma_cycles_active; no_instruction and short_scoreboard stalls; waves (512
+//         sm__pipe_fma_cycles_active; no_instruction, short_scoreboard and dispatch stalls; waves (512
 //         blocks at 4096^3).
 // Build alone: nvcc -std=c++20 -O3 -arch=native -Icommon common/*.cpp common/*.cu steps/14_large_thread_tile/large_thread_tile.cu -lcublas -o large_thread_tile
 #include "sgemm.cuh"
