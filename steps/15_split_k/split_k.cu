@@ -7,8 +7,9 @@
 //         pieces make 128 blocks, at the cost of writing and reading 4 x M x N partial sums.
 //         The split and the unsplit kernel are compiled apart (block_gemm<SPLIT>), so that
 //         where one piece is chosen the step runs step 14's kernel, register for register;
-//         the split one keeps the barrier at the top of each tile (EARLY_SYNC_SPLIT = false:
-//         measured slower with it). The reduction is a programmatic dependent launch
+//         the split one keeps the barrier at the top of each tile (EARLY_SYNC_SPLIT = false)
+//         and its FFMAs row by row (FFMA_BY_COLUMN_SPLIT = false): both measured slower
+//         otherwise. The reduction is a programmatic dependent launch
 //         (OVERLAP_REDUCE): its launch overlaps the split kernel's end.
 // Watch:  the split chosen per shape (choose_splits); the reduction kernel's time next to
 //         the GEMM's; the same bits on every run (no float atomics: a fixed summation order).
