@@ -97,7 +97,7 @@ for phase in "$@"; do
       note "$phase"
       runs=()
       for step in $(echo "${phase#ncu=}" | tr ',' ' '); do
-        ncu --clock-control none --kernel-name sgemm_kernel --launch-count 1 --metrics "$NCU_METRICS" --csv \
+        ncu --clock-control none --kernel-name regex:^sgemm_kernel --launch-count 1 --metrics "$NCU_METRICS" --csv \
             "$build/bin/$step" --size 4096 --time-only --reps 1 --warmup 0 --no-cublas-timing \
             > "$logs/ncu.$step.csv" 2>&1 || status=1
         runs+=("$step=$logs/ncu.$step.csv")
@@ -124,7 +124,7 @@ for phase in "$@"; do
         # A column is profiled only if it computes the right answer.
         "$exe" --check --sizes "$(shapes variant_check)" --beta 0.5 < /dev/null > "$logs/compare.$n.check.log" 2>&1 \
           || { echo "compare: $step $sets FAILED its check" >> "$out/summary.txt"; status=1; continue; }
-        ncu --clock-control none --kernel-name sgemm_kernel --launch-count 1 --metrics "$NCU_COMPARE_METRICS" \
+        ncu --clock-control none --kernel-name regex:^sgemm_kernel --launch-count 1 --metrics "$NCU_COMPARE_METRICS" \
             --csv "$exe" --size 4096 --time-only --reps 1 --warmup 0 --no-cublas-timing < /dev/null > "$logs/compare.$n.csv" 2>&1 || status=1
         runs+=("$page|$label=$logs/compare.$n.csv")
       done < "$file"

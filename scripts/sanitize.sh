@@ -18,9 +18,12 @@ sizes=$(shapes sanitize)
 timed="--sizes $(shapes sanitize_timed) --reps 2 --warmup 1 --no-cublas-timing"  # the timing loop's launches
 fail=0
 run() {  # tool step beta
-  local tool=$1 step=$2 beta=$3 log="$logs/$2.$1.beta$3.log" rc=0
+  local tool=$1 step=$2 beta=$3 log="$logs/$2.$1.beta$3.log" rc=0 all=$sizes extra
+  # A set sanitize.STEP adds shapes that reach code paths of that step only.
+  extra=$(awk -v set="sanitize.$step" '$1 == set { print $2 }' "$SGEMM_ROOT/tests/shapes.txt")
+  [ -n "$extra" ] && all="$sizes,$extra"
   compute-sanitizer --tool "$tool" --kernel-name kns=sgemm_kernel --error-exitcode 99 \
-    "$build/bin/$step" --check --sizes "$sizes" --alpha 1.5 --beta "$beta" >"$log" 2>&1 || rc=$?
+    "$build/bin/$step" --check --sizes "$all" --alpha 1.5 --beta "$beta" >"$log" 2>&1 || rc=$?
   if [ $rc = 0 ]; then
     compute-sanitizer --tool "$tool" --kernel-name kns=sgemm_kernel --error-exitcode 99 \
       "$build/bin/$step" $timed --alpha 1.5 --beta "$beta" >>"$log" 2>&1 || rc=$?
@@ -33,7 +36,7 @@ run() {  # tool step beta
   return 0  # the summary counts the failures
 }
 export -f run
-export logs sizes timed build
+export logs sizes timed build SGEMM_ROOT
 steps=$(list_steps | grep -v '^00_cublas$')
 jobs=()
 for tool in memcheck racecheck synccheck initcheck; do
