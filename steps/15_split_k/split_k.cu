@@ -42,7 +42,7 @@ constexpr bool EARLY_SYNC_SPLIT = false;  // EARLY_SYNC in the kernel that compu
 constexpr bool FFMA_BY_COLUMN_SPLIT = false;  // FFMA_BY_COLUMN in the kernel that computes one piece of K (slower there)
 
 constexpr bool STREAM_K = true;  // unsplit shapes with a partial last wave: its tiles' k iterations shared by all SMs
-constexpr bool EARLY_SYNC_STREAM = false;  // EARLY_SYNC in the stream-K kernel
+constexpr bool EARLY_SYNC_STREAM = true;  // EARLY_SYNC in the stream-K kernel
 constexpr bool FFMA_BY_COLUMN_STREAM = true;  // FFMA_BY_COLUMN in the stream-K kernel
 constexpr int MAX_SPLITS = 64;        // most pieces K is split into
 constexpr int MIN_SPLIT_K_TILES = 4;  // fewest k tiles in a piece: its pipeline has to fill and drain
