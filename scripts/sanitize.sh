@@ -4,7 +4,8 @@
 # kernel is instrumented (--kernel-name kns=sgemm_kernel): cuBLAS, which computes the
 # reference, is not ours to fix. The shapes include several k tiles wholly inside A and B
 # (300x300x200, 384x256x160), so the steady-state copies without zero-fill of steps 09 and on
-# run under the tools, not only the edge tiles.
+# run under the tools, not only the edge tiles. A shape set sanitize.STEP in tests/shapes.txt
+# adds shapes for that step only (code paths no other step has).
 #
 #   scripts/sanitize.sh [BUILD_DIR] [LOG_DIR]     (defaults: build, build/sanitizer)
 # Exits non-zero if any tool reports an error or any check fails.

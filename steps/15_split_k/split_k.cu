@@ -1,4 +1,4 @@
-// Step 15 - split-K                                            previous: 14_large_thread_tile
+// Step 15 - split-K and stream-K                              previous: 14_large_thread_tile
 // Change: when the output tiles are too few to fill the GPU, K is split into pieces and each
 //         block computes one tile over one piece (blockIdx.z); the pieces' partial sums go
 //         to a workspace, and a second kernel adds them up in a fixed order and applies
@@ -10,7 +10,10 @@
 //         the split one keeps the barrier at the top of each tile (EARLY_SYNC_SPLIT = false)
 //         and its FFMAs row by row (FFMA_BY_COLUMN_SPLIT = false): both measured slower
 //         otherwise. The reduction is a programmatic dependent launch
-//         (OVERLAP_REDUCE): its launch overlaps the split kernel's end.
+//         (OVERLAP_REDUCE): its launch overlaps the split kernel's end. Where the tiles are
+//         many but their last wave is partial (4096^3: 3.88 waves), stream-K instead: one
+//         block per SM, whole tiles first, then the last waves' k iterations cut evenly
+//         among the blocks, the cut tiles' pieces added in k order (STREAM_K).
 // Watch:  the split chosen per shape (choose_splits); the reduction kernel's time next to
 //         the GEMM's; the same bits on every run (no float atomics: a fixed summation order).
 // Build alone: nvcc -std=c++20 -O3 -arch=native -Icommon common/*.cpp common/*.cu steps/15_split_k/split_k.cu -lcublas -o split_k
