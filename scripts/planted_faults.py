@@ -134,6 +134,14 @@ FAULTS = [
     ("partial k tile dropped", "12_double_buffer",
      [("const int k_tiles = sgemm::ceil_div(p.K, TUNE_SPLIT);", "const int k_tiles = p.K / TUNE_SPLIT;")],
      [("--check --sizes 64x64x1001,300x300x100,33x65x16385 --alpha 1.5 --beta 0.5", "check")]),
+    # Step 15's reductions: a piece of K left out of the sum (split-K: the last slice; stream-K:
+    # the last piece of every tile cut across blocks).
+    ("split-K: the last piece of K not added", "15_split_k",
+     [("for (int z = 1; z < splits; ++z) {", "for (int z = 1; z < splits - 1; ++z) {")],
+     [("--check --sizes 1024x1024x1024,64x64x20000,129x127x1000 --alpha 1.5 --beta 0.5", "check")]),
+    ("stream-K: the last piece of a cut tile not added", "15_split_k",
+     [("for (int b = lo + 1; b <= hi; ++b) {", "for (int b = lo + 1; b < hi; ++b) {")],
+     [("--check --sizes 2049x4100x40,2000x4000x333 --alpha 1.5 --beta 0.5", "check")]),
     # The 3xTF32 steps and IEEE special values (--specials: Inf, NaN, values rounding past
     # FLT_MAX, TF32-exact partners of an infinity). K >= 8 everywhere: below that step 16
     # multiplies in FP32 and has no split to get wrong.
