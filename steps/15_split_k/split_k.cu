@@ -6,7 +6,7 @@
 // Why:    at 1024^3 the 128 x 256 tiles make 32 blocks: 100 of 132 SMs would idle. Four
 //         pieces make 128 blocks, at the cost of writing and reading 4 x M x N partial sums.
 //         The split and the unsplit kernel are compiled apart (block_gemm<SPLIT>), so that
-//         where one piece is chosen the step runs step 14's kernel, register for register;
+//         where one piece is chosen the step runs step 14's kernel (the same source);
 //         the split one keeps the barrier at the top of each tile (EARLY_SYNC_SPLIT = false)
 //         and its FFMAs row by row (FFMA_BY_COLUMN_SPLIT = false): both measured slower
 //         otherwise. The reduction is a programmatic dependent launch
@@ -271,7 +271,7 @@ __device__ __forceinline__ void wait_for_producer() {
 // One block's tile of C. SPLIT: the block computes one piece of K (blockIdx.z) and writes
 // its raw sums A*B (no alpha, no beta) to partials, [gridDim.z][M][ld_partials], where
 // ld_partials is N rounded up to 4. Not SPLIT: all of K, and C itself, as in step 14. The
-// two are separate kernels, so the unsplit one is compiled exactly as step 14's: the split's
+// two are separate kernels, so the unsplit one is compiled from step 14's code alone: the split's
 // extra arguments and branches would change its register allocation. STREAM (the stream-K
 // kernel, which calls this once per segment of its work): tile number seg_tile, k tiles
 // [seg_k_first, + seg_k_tiles); C where that is all of K (piece == nullptr), else the raw
@@ -406,7 +406,8 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
 }
 
 // Stream-K, for shapes whose last wave of tiles would leave SMs idle: one block per slot
-// (gridDim.x = the blocks the GPU runs at once). The first dp_tiles tiles are whole tiles,
+// (gridDim.x = the blocks the GPU runs at once; every block's range holds at least one
+// iteration, see stream_k_tiles). The first dp_tiles tiles are whole tiles,
 // dealt round robin (whole waves). The k-tile iterations of the sk_tiles tiles after them,
 // `total` = sk_tiles x k_tiles in tile order, are cut into gridDim.x equal ranges, block b
 // taking [stream_start(b), stream_start(b + 1)). A range may start or end inside a tile; a
@@ -535,14 +536,17 @@ int choose_splits(const sgemm::Problem& p, int tiles) {
   return best;
 }
 
-// Stream-K's share of `tiles` output tiles: none where the tiles fill whole waves or only
-// one; otherwise the last, partial wave plus one whole wave before it (if there is one), so
-// that every block gets between one and two tiles' worth of its iterations and few tiles are
-// cut more than once.
-int stream_k_tiles(int tiles) {
+// Stream-K's share of `tiles` output tiles of k_tiles k tiles each: none where the tiles
+// fill whole waves or only one; otherwise the last, partial wave plus one whole wave before it
+// (if there is one), so that with two waves or more every block gets between one and two
+// tiles' worth of iterations and few tiles are cut more than once. None either where those
+// tiles have fewer iterations than there are blocks: some blocks' ranges would be empty, and
+// an empty range inside a cut tile has no piece for stream_k_reduce to add.
+int stream_k_tiles(int tiles, int k_tiles) {
   const int slots = gpu_slots();
   if (!STREAM_K || tiles <= slots || tiles % slots == 0) return 0;
-  return tiles % slots + (tiles >= 2 * slots ? slots : 0);
+  const int sk_tiles = tiles % slots + (tiles >= 2 * slots ? slots : 0);
+  return static_cast<long long>(sk_tiles) * k_tiles >= slots ? sk_tiles : 0;
 }
 
 // Whether a reduction kernel was compiled with its griddepcontrol.wait (sm_90 and newer), so
@@ -583,7 +587,7 @@ void launch(const sgemm::Problem& p, cudaStream_t stream) {
   const int k_tiles = sgemm::ceil_div(p.K, TUNE_SPLIT);
   const int k_tiles_per_split = sgemm::ceil_div(k_tiles, choose_splits(p, grid.x * grid.y));
   const int splits = sgemm::ceil_div(k_tiles, k_tiles_per_split);  // no piece left empty
-  const int tiles = grid.x * grid.y, sk_tiles = splits == 1 ? stream_k_tiles(tiles) : 0;
+  const int tiles = grid.x * grid.y, sk_tiles = splits == 1 ? stream_k_tiles(tiles, k_tiles) : 0;
   if (sk_tiles > 0) {  // stream-K: gpu_slots() blocks, whole tiles first, then the last waves' iterations
     const int blocks = gpu_slots(), dp_tiles = tiles - sk_tiles;
     CUDA_CHECK(cudaFuncSetAttribute(sgemm_kernel_stream, cudaFuncAttributeMaxDynamicSharedMemorySize, SHARED_BYTES));
