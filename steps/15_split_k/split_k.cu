@@ -405,6 +405,21 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
   block_gemm<true>(p, k_tiles_per_split, partials, ld_partials);
 }
 
+// A reduction's output: C's four elements at (row, col .. col + 3) = alpha * sum + beta * C,
+// as one 16-byte store_c4 where C is aligned there and all four lie inside, else one float
+// at a time.
+__device__ __forceinline__ void store_sum(const sgemm::Problem& p, int row, int col, float4 sum) {
+  const bool c_aligned = VECTOR_C && p.ldc % 4 == 0 && reinterpret_cast<uintptr_t>(p.C) % 16 == 0;
+  if (c_aligned && col + 4 <= p.N) {
+    store_c4(p, row, col, sum.x, sum.y, sum.z, sum.w);
+    return;
+  }
+  const float out[4] = {sum.x, sum.y, sum.z, sum.w};
+#pragma unroll
+  for (int v = 0; v < 4; ++v)
+    if (col + v < p.N) store_c(p, row, col + v, out[v]);
+}
+
 // Stream-K, for shapes whose last wave of tiles would leave SMs idle: one block per slot
 // (gridDim.x = the blocks the GPU runs at once; every block's range holds at least one
 // iteration, see stream_k_tiles). The first dp_tiles tiles are whole tiles,
@@ -465,15 +480,7 @@ __global__ void __launch_bounds__(REDUCE_THREADS)
     const float4 x = *reinterpret_cast<const float4*>(slots + std::size_t(stream_slot(b, t, total, blocks, k_tiles)) * BM * BN + r * BN + c);
     sum.x += x.x, sum.y += x.y, sum.z += x.z, sum.w += x.w;
   }
-  const bool c_aligned = VECTOR_C && p.ldc % 4 == 0 && reinterpret_cast<uintptr_t>(p.C) % 16 == 0;
-  if (c_aligned && col + 4 <= p.N) {
-    store_c4(p, row, col, sum.x, sum.y, sum.z, sum.w);
-    return;
-  }
-  const float out[4] = {sum.x, sum.y, sum.z, sum.w};
-#pragma unroll
-  for (int u = 0; u < 4; ++u)
-    if (col + u < p.N) store_c(p, row, col + u, out[u]);
+  store_sum(p, row, col, sum);
 }
 
 // C = alpha * (piece 0 + piece 1 + ... + piece splits-1) + beta * C, four columns of one row
@@ -493,15 +500,7 @@ __global__ void __launch_bounds__(REDUCE_THREADS) split_k_reduce(sgemm::Problem 
     const float4 v = *reinterpret_cast<const float4*>(piece + z * slice_floats);
     sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
   }
-  const bool c_aligned = VECTOR_C && p.ldc % 4 == 0 && reinterpret_cast<uintptr_t>(p.C) % 16 == 0;
-  if (c_aligned && col + 4 <= p.N) {
-    store_c4(p, row, col, sum.x, sum.y, sum.z, sum.w);
-    return;
-  }
-  const float out[4] = {sum.x, sum.y, sum.z, sum.w};
-#pragma unroll
-  for (int v = 0; v < 4; ++v)
-    if (col + v < p.N) store_c(p, row, col + v, out[v]);
+  store_sum(p, row, col, sum);
 }
 
 // Blocks the whole GPU runs at once: SMs x blocks per SM (one on an H100 at this tile).
@@ -578,6 +577,22 @@ float* partials_workspace(std::size_t floats, cudaStream_t stream) {
   return buffer;
 }
 
+// A reduction kernel over `vectors` float4 outputs, REDUCE_THREADS a block, launched as a
+// programmatic dependent launch (OVERLAP_REDUCE) where it waits for the kernel before it.
+template <class... Params, class... Args>
+void launch_reduction(void (*kernel)(Params...), long long vectors, cudaStream_t stream, Args... args) {
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(static_cast<unsigned>((vectors + REDUCE_THREADS - 1) / REDUCE_THREADS));
+  config.blockDim = dim3(REDUCE_THREADS);
+  config.stream = stream;
+  cudaLaunchAttribute overlap = {};
+  overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  overlap.val.programmaticStreamSerializationAllowed = OVERLAP_REDUCE && waits_for_producer(kernel) ? 1 : 0;
+  config.attrs = &overlap;
+  config.numAttrs = 1;
+  CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, args...));
+}
+
 void launch(const sgemm::Problem& p, cudaStream_t stream) {
   const dim3 block(THREADS_X, THREADS_Y);
   const dim3 grid = SWAP_XY ? dim3(sgemm::ceil_div(p.M, BM), sgemm::ceil_div(p.N, BN))
@@ -593,17 +608,8 @@ void launch(const sgemm::Problem& p, cudaStream_t stream) {
     CUDA_CHECK(cudaFuncSetAttribute(sgemm_kernel_stream, cudaFuncAttributeMaxDynamicSharedMemorySize, SHARED_BYTES));
     float* slots = partials_workspace(std::size_t(2) * blocks * BM * BN, stream);
     sgemm_kernel_stream<<<blocks, block, SHARED_BYTES, stream>>>(p, dp_tiles, sk_tiles, slots);
-    const long long vectors = static_cast<long long>(sk_tiles) * (BM * BN / 4);
-    cudaLaunchConfig_t config = {};
-    config.gridDim = dim3(static_cast<unsigned>((vectors + REDUCE_THREADS - 1) / REDUCE_THREADS));
-    config.blockDim = dim3(REDUCE_THREADS);
-    config.stream = stream;
-    cudaLaunchAttribute overlap = {};
-    overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    overlap.val.programmaticStreamSerializationAllowed = OVERLAP_REDUCE && waits_for_producer(stream_k_reduce) ? 1 : 0;
-    config.attrs = &overlap;
-    config.numAttrs = 1;
-    CUDA_CHECK(cudaLaunchKernelEx(&config, stream_k_reduce, p, dp_tiles, sk_tiles, blocks, static_cast<const float*>(slots)));
+    launch_reduction(stream_k_reduce, static_cast<long long>(sk_tiles) * (BM * BN / 4), stream, p, dp_tiles, sk_tiles,
+                     blocks, static_cast<const float*>(slots));
     return;
   }
   if (splits == 1) {
@@ -613,19 +619,8 @@ void launch(const sgemm::Problem& p, cudaStream_t stream) {
   const int ld_partials = sgemm::ceil_div(p.N, 4) * 4;
   float* partials = partials_workspace(std::size_t(splits) * p.M * ld_partials, stream);
   sgemm_kernel_split<<<dim3(grid.x, grid.y, splits), block, SHARED_BYTES, stream>>>(p, k_tiles_per_split, partials, ld_partials);
-  const long long vectors = static_cast<long long>(p.M) * (ld_partials / 4);
-  const unsigned reduce_blocks = static_cast<unsigned>((vectors + REDUCE_THREADS - 1) / REDUCE_THREADS);
-  cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(reduce_blocks);
-  config.blockDim = dim3(REDUCE_THREADS);
-  config.stream = stream;
-  cudaLaunchAttribute overlap = {};
-  overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  // Only where the reduction waits (waits_for_producer).
-  overlap.val.programmaticStreamSerializationAllowed = OVERLAP_REDUCE && waits_for_producer(split_k_reduce) ? 1 : 0;
-  config.attrs = &overlap;
-  config.numAttrs = 1;
-  CUDA_CHECK(cudaLaunchKernelEx(&config, split_k_reduce, p, splits, static_cast<const float*>(partials), ld_partials));
+  launch_reduction(split_k_reduce, static_cast<long long>(p.M) * (ld_partials / 4), stream, p, splits,
+                   static_cast<const float*>(partials), ld_partials);
 }
 
 int main(int argc, char** argv) { return sgemm::run_step(argc, argv, SGEMM_STEP, launch); }
