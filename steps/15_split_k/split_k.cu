@@ -47,6 +47,8 @@ constexpr bool FFMA_BY_COLUMN_SPLIT = false;  // FFMA_BY_COLUMN in the kernel th
 constexpr bool STREAM_K = true;  // unsplit shapes with a partial last wave: its tiles' k iterations shared by all SMs
 constexpr bool EARLY_SYNC_STREAM = true;  // EARLY_SYNC in the stream-K kernel
 constexpr bool FFMA_BY_COLUMN_STREAM = true;  // FFMA_BY_COLUMN in the stream-K kernel
+constexpr int STREAM_FULL_WAVES = 1;  // whole waves of tiles added to the partial last one in stream-K's share
+constexpr bool STREAM_SPLIT_SHAPES = false;  // where K would be split: stream-K over all the tiles instead
 constexpr int MAX_SPLITS = 64;        // most pieces K is split into
 constexpr int MIN_SPLIT_K_TILES = 4;  // fewest k tiles in a piece: its pipeline has to fill and drain
 constexpr int MIN_GAIN_PERCENT = 10;  // more pieces must cut the estimated time by this much
@@ -544,7 +546,7 @@ int choose_splits(const sgemm::Problem& p, int tiles) {
 int stream_k_tiles(int tiles, int k_tiles) {
   const int slots = gpu_slots();
   if (!STREAM_K || tiles <= slots || tiles % slots == 0) return 0;
-  const int sk_tiles = tiles % slots + (tiles >= 2 * slots ? slots : 0);
+  const int sk_tiles = tiles % slots + std::min(tiles / slots - 1, STREAM_FULL_WAVES) * slots;
   return static_cast<long long>(sk_tiles) * k_tiles >= slots ? sk_tiles : 0;
 }
 
@@ -602,7 +604,9 @@ void launch(const sgemm::Problem& p, cudaStream_t stream) {
   const int k_tiles = sgemm::ceil_div(p.K, TUNE_SPLIT);
   const int k_tiles_per_split = sgemm::ceil_div(k_tiles, choose_splits(p, grid.x * grid.y));
   const int splits = sgemm::ceil_div(k_tiles, k_tiles_per_split);  // no piece left empty
-  const int tiles = grid.x * grid.y, sk_tiles = splits == 1 ? stream_k_tiles(tiles, k_tiles) : 0;
+  const int tiles = grid.x * grid.y;
+  const int sk_tiles = splits == 1 ? stream_k_tiles(tiles, k_tiles)
+                       : STREAM_SPLIT_SHAPES && static_cast<long long>(tiles) * k_tiles >= gpu_slots() ? tiles : 0;
   if (sk_tiles > 0) {  // stream-K: gpu_slots() blocks, whole tiles first, then the last waves' iterations
     const int blocks = gpu_slots(), dp_tiles = tiles - sk_tiles;
     CUDA_CHECK(cudaFuncSetAttribute(sgemm_kernel_stream, cudaFuncAttributeMaxDynamicSharedMemorySize, SHARED_BYTES));
