@@ -134,21 +134,21 @@ FAULTS = [
     ("partial k tile dropped", "12_double_buffer",
      [("const int k_tiles = sgemm::ceil_div(p.K, TUNE_SPLIT);", "const int k_tiles = p.K / TUNE_SPLIT;")],
      [("--check --sizes 64x64x1001,300x300x100,33x65x16385 --alpha 1.5 --beta 0.5", "check")]),
-    # Step 15's reductions: a piece of K left out of the sum (split-K: the last slice; stream-K:
-    # the last piece of every tile cut across blocks).
+    # The reductions of steps 15 and 16: a piece of K left out of the sum (split-K: the last
+    # slice; stream-K: the last piece of every tile cut across blocks).
     ("split-K: the last piece of K not added", "15_split_k",
      [("for (int z = 1; z < splits; ++z) {", "for (int z = 1; z < splits - 1; ++z) {")],
      [("--check --sizes 1024x1024x1024,64x64x20000,129x127x1000 --alpha 1.5 --beta 0.5", "check")]),
-    ("stream-K: the last piece of a cut tile not added", "15_split_k",
+    ("stream-K: the last piece of a cut tile not added", "16_stream_k",
      [("for (int b = lo + 1; b <= hi; ++b) {", "for (int b = lo + 1; b < hi; ++b) {")],
-     [("--check --sizes 2049x4100x40,2000x4000x333 --alpha 1.5 --beta 0.5", "check")]),
+     [("--check --sizes 2305x2564x40,2000x4000x333 --alpha 1.5 --beta 0.5", "check")]),
     # The 3xTF32 steps and IEEE special values (--specials: Inf, NaN, values rounding past
-    # FLT_MAX, TF32-exact partners of an infinity). K >= 8 everywhere: below that step 16
+    # FLT_MAX, TF32-exact partners of an infinity). K >= 8 everywhere: below that step 17
     # multiplies in FP32 and has no split to get wrong.
-    ("3xTF32: the fast split's Inf - Inf = NaN kept (no careful redo)", "16_tf32x3_mma",
+    ("3xTF32: the fast split's Inf - Inf = NaN kept (no careful redo)", "17_tf32x3_mma",
      [("if (__syncthreads_or(nan)) {", "if (false && __syncthreads_or(nan)) {")],
      [(f"--check --sizes {SPECIALS} --alpha 1.5 --beta 0 --specials", "check")]),
-    ("3xTF32: an Inf kept whole as the big part (small = 0, so Inf x 0 = NaN)", "17_tf32x3_wgmma",
+    ("3xTF32: an Inf kept whole as the big part (small = 0, so Inf x 0 = NaN)", "18_tf32x3_wgmma",
      [("big = tf32_round(fminf(fmaxf(x, -TF32_MAX), TF32_MAX));", "big = fabsf(x) < INFINITY ? tf32_round(x) : x;"),
       ("small = fabsf(rest) < INFINITY ? tf32_round(rest) : rest;",
        "small = fabsf(x) < INFINITY ? tf32_round(rest) : 0.0f;")],

@@ -30,13 +30,15 @@ CHANGED = {
     ("15_split_k", "launch"): "split-K: the number of splits is chosen from the shape, partial sums reduced",
     ("15_split_k", "outer_product"): "the FFMA order is a template parameter: the split kernel keeps row by row "
                                      "(FFMA_BY_COLUMN_SPLIT), the unsplit one follows FFMA_BY_COLUMN",
-    ("16_tf32x3_mma", "copy_tile_elements"): "A is copied untransposed, in 16-byte vectors like B: the mma reads A's rows along k",
-    ("16_tf32x3_mma", "copy_tile"): "the tiles keep A untransposed ([BM][TUNE_SPLIT])",
-    ("16_tf32x3_mma", "load_fragments"): "fragments in the mma.sync m16n8k8 layout, A and B both",
-    ("16_tf32x3_mma", "launch"): "one 1-D block of warps, each a 64 x 32 tile of C",
-    ("17_tf32x3_wgmma", "store_c"): "64-bit row offsets into C (the step has no at())",
-    ("17_tf32x3_wgmma", "launch"): "TMA tensor maps of A and B; one block per tile, in groups of block rows",
-    ("17_tf32x3_wgmma", "main"): "run_step(..., 90): the sm_90a kernel runs on compute capability 9.0 only",
+    ("16_stream_k", "launch"): "stream-K: where the last wave of tiles is partial, one block per SM and a reduction of the cut tiles",
+    ("16_stream_k", "block_gemm"): "block_gemm<SPLIT, STREAM>: the stream-K kernel calls it once per segment (a tile and a range of its k tiles) and stores C or the segment's piece",
+    ("17_tf32x3_mma", "copy_tile_elements"): "A is copied untransposed, in 16-byte vectors like B: the mma reads A's rows along k",
+    ("17_tf32x3_mma", "copy_tile"): "the tiles keep A untransposed ([BM][TUNE_SPLIT])",
+    ("17_tf32x3_mma", "load_fragments"): "fragments in the mma.sync m16n8k8 layout, A and B both",
+    ("17_tf32x3_mma", "launch"): "one 1-D block of warps, each a 64 x 32 tile of C",
+    ("18_tf32x3_wgmma", "store_c"): "64-bit row offsets into C (the step has no at())",
+    ("18_tf32x3_wgmma", "launch"): "TMA tensor maps of A and B; one block per tile, in groups of block rows",
+    ("18_tf32x3_wgmma", "main"): "run_step(..., 90): the sm_90a kernel runs on compute capability 9.0 only",
 }
 IGNORED = {"sgemm_kernel"}  # the idea itself
 FIRST_KERNEL_STEP = "01_initial"  # step 00 calls cuBLAS: nothing of it is shared

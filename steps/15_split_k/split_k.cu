@@ -1,4 +1,4 @@
-// Step 15 - split-K and stream-K                              previous: 14_large_thread_tile
+// Step 15 - split-K                                            previous: 14_large_thread_tile
 // Change: when the output tiles are too few to fill the GPU, K is split into pieces and each
 //         block computes one tile over one piece (blockIdx.z); the pieces' partial sums go
 //         to a workspace, and a second kernel adds them up in a fixed order and applies
@@ -10,10 +10,7 @@
 //         the split one keeps the barrier at the top of each tile (EARLY_SYNC_SPLIT = false)
 //         and its FFMAs row by row (FFMA_BY_COLUMN_SPLIT = false): both measured slower
 //         otherwise. The reduction is a programmatic dependent launch
-//         (OVERLAP_REDUCE): its launch overlaps the split kernel's end. Where the tiles are
-//         many but their last wave is partial (4096^3: 3.88 waves), stream-K instead: one
-//         block per SM, whole tiles first, then the last waves' k iterations cut evenly
-//         among the blocks, the cut tiles' pieces added in k order (STREAM_K).
+//         (OVERLAP_REDUCE): its launch overlaps the split kernel's end.
 // Watch:  the split chosen per shape (choose_splits); the reduction kernel's time next to
 //         the GEMM's; the same bits on every run (no float atomics: a fixed summation order).
 // Build alone: nvcc -std=c++20 -O3 -arch=native -Icommon common/*.cpp common/*.cu steps/15_split_k/split_k.cu -lcublas -o split_k
@@ -44,11 +41,6 @@ constexpr bool OVERLAP_REDUCE = true;  // the reduction's launch overlaps the sp
 constexpr bool EARLY_SYNC_SPLIT = false;  // EARLY_SYNC in the kernel that computes one piece of K (slower there)
 constexpr bool FFMA_BY_COLUMN_SPLIT = false;  // FFMA_BY_COLUMN in the kernel that computes one piece of K (slower there)
 
-constexpr bool STREAM_K = true;  // unsplit shapes with a partial last wave: its tiles' k iterations shared by all SMs
-constexpr bool EARLY_SYNC_STREAM = true;  // EARLY_SYNC in the stream-K kernel
-constexpr bool FFMA_BY_COLUMN_STREAM = true;  // FFMA_BY_COLUMN in the stream-K kernel
-constexpr int STREAM_FULL_WAVES = 1;  // whole waves of tiles added to the partial last one in stream-K's share
-constexpr bool STREAM_SPLIT_SHAPES = false;  // where K would be split: stream-K over all the tiles instead
 constexpr int MAX_SPLITS = 64;        // most pieces K is split into
 constexpr int MIN_SPLIT_K_TILES = 4;  // fewest k tiles in a piece: its pipeline has to fill and drain
 constexpr int MIN_GAIN_PERCENT = 10;  // more pieces must cut the estimated time by this much
@@ -274,14 +266,10 @@ __device__ __forceinline__ void wait_for_producer() {
 // its raw sums A*B (no alpha, no beta) to partials, [gridDim.z][M][ld_partials], where
 // ld_partials is N rounded up to 4. Not SPLIT: all of K, and C itself, as in step 14. The
 // two are separate kernels, so the unsplit one is compiled from step 14's code alone: the split's
-// extra arguments and branches would change its register allocation. STREAM (the stream-K
-// kernel, which calls this once per segment of its work): tile number seg_tile, k tiles
-// [seg_k_first, + seg_k_tiles); C where that is all of K (piece == nullptr), else the raw
-// sums to `piece`, [BM][BN].
-template <bool SPLIT, bool STREAM = false>
+// extra arguments and branches would change its register allocation.
+template <bool SPLIT>
 __device__ __forceinline__ void block_gemm(const sgemm::Problem& p, int k_tiles_per_split, float* partials,
-                                           int ld_partials, int seg_tile = 0, int seg_k_first = 0,
-                                           int seg_k_tiles = 0, float* piece = nullptr) {
+                                           int ld_partials) {
   // The stages outgrow the 48 KB of static shared memory at TUNE_SPLIT 32, so they live in
   // dynamic shared memory (the launch raises the block's limit): A's stages, then B's.
   extern __shared__ __align__(16) float shared[];
@@ -289,21 +277,19 @@ __device__ __forceinline__ void block_gemm(const sgemm::Problem& p, int k_tiles_
   auto& sB = *reinterpret_cast<float(*)[STAGES][TUNE_SPLIT][BN + B_PAD]>(shared + STAGES * TUNE_SPLIT * (BM + A_PAD));
 
   const int tid = threadIdx.y * THREADS_X + threadIdx.x;
-  const int tiles_m = sgemm::ceil_div(p.M, BM);
-  const int block_row = STREAM ? seg_tile % tiles_m * BM : (SWAP_XY ? blockIdx.x : blockIdx.y) * BM;
-  const int block_col = STREAM ? seg_tile / tiles_m * BN : (SWAP_XY ? blockIdx.y : blockIdx.x) * BN;
-  if constexpr (STREAM) __syncthreads();  // every warp is done with the previous segment's stages
+  const int block_row = (SWAP_XY ? blockIdx.x : blockIdx.y) * BM;
+  const int block_col = (SWAP_XY ? blockIdx.y : blockIdx.x) * BN;
   // This thread's place in the block's thread grid: its warp's rectangle, then its lane.
   const int warp = tid / 32, lane = tid % 32;
   const int thread_x = (warp % WARPS_X) * WARP_SHAPE_X + lane % WARP_SHAPE_X;
   const int thread_y = (warp / WARPS_X) * WARP_SHAPE_Y + lane / WARP_SHAPE_X;
 
-  constexpr bool early_sync = STREAM ? EARLY_SYNC_STREAM : SPLIT ? EARLY_SYNC_SPLIT : EARLY_SYNC;
-  constexpr bool by_column = STREAM ? FFMA_BY_COLUMN_STREAM : SPLIT ? FFMA_BY_COLUMN_SPLIT : FFMA_BY_COLUMN;
+  constexpr bool early_sync = SPLIT ? EARLY_SYNC_SPLIT : EARLY_SYNC;
+  constexpr bool by_column = SPLIT ? FFMA_BY_COLUMN_SPLIT : FFMA_BY_COLUMN;
   float acc[THREAD_TILE_Y][THREAD_TILE_X] = {};  // [TY][TX]: this thread's outputs
   // This block's piece of K: k tiles [k_first / TUNE_SPLIT, + k_tiles); the last may be short.
-  const int k_first = STREAM ? seg_k_first * TUNE_SPLIT : SPLIT ? blockIdx.z * k_tiles_per_split * TUNE_SPLIT : 0;
-  const int k_tiles = STREAM ? seg_k_tiles : SPLIT ? min(k_tiles_per_split, sgemm::ceil_div(p.K - k_first, TUNE_SPLIT))
+  const int k_first = SPLIT ? blockIdx.z * k_tiles_per_split * TUNE_SPLIT : 0;
+  const int k_tiles = SPLIT ? min(k_tiles_per_split, sgemm::ceil_div(p.K - k_first, TUNE_SPLIT))
                             : sgemm::ceil_div(p.K, TUNE_SPLIT);  // k_tile runs over these
   // Tiles 0 .. STAGES-2 in flight, one group each (empty past the last tile: the wait below
   // counts groups, so every tile slot commits one).
@@ -353,17 +339,6 @@ __device__ __forceinline__ void block_gemm(const sgemm::Problem& p, int k_tiles_
     fill_stage = fill_stage + 1 == STAGES ? 0 : fill_stage + 1;
   }
 
-  if constexpr (STREAM) {
-    if (piece) {  // a piece of the tile's K: the raw sums, for stream_k_reduce
-#pragma unroll
-      for (int i = 0; i < THREAD_TILE_Y; ++i)
-#pragma unroll
-        for (int j = 0; j < THREAD_TILE_X; j += 4)
-          *reinterpret_cast<float4*>(&piece[tile_row(thread_y, i) * BN + tile_col(thread_x, j)]) =
-              make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]);
-      return;
-    }
-  }
   if constexpr (SPLIT) {  // one piece of K: the raw sums go to this piece's slice, 4 columns at a time
     launch_dependents();
     float* slice = partials + std::size_t(blockIdx.z) * p.M * ld_partials;  // [M][ld_partials]
@@ -422,69 +397,6 @@ __device__ __forceinline__ void store_sum(const sgemm::Problem& p, int row, int 
     if (col + v < p.N) store_c(p, row, col + v, out[v]);
 }
 
-// Stream-K, for shapes whose last wave of tiles would leave SMs idle: one block per slot
-// (gridDim.x = the blocks the GPU runs at once; every block's range holds at least one
-// iteration, see stream_k_tiles). The first dp_tiles tiles are whole tiles,
-// dealt round robin (whole waves). The k-tile iterations of the sk_tiles tiles after them,
-// `total` = sk_tiles x k_tiles in tile order, are cut into gridDim.x equal ranges, block b
-// taking [stream_start(b), stream_start(b + 1)). A range may start or end inside a tile; a
-// tile not wholly inside one range is computed in pieces, each stored to the piece's slot
-// and added up by stream_k_reduce. A block has at most two pieces, its first segment's and
-// its last's: slot 2b for a piece of the tile its range starts in, 2b + 1 otherwise.
-__device__ __forceinline__ long long stream_start(long long total, int b, int blocks) { return total * b / blocks; }
-// The block whose range holds iteration i: the last b with stream_start(b) <= i.
-__device__ __forceinline__ int stream_owner(long long i, long long total, int blocks) {
-  return static_cast<int>(((i + 1) * blocks - 1) / total);
-}
-__device__ __forceinline__ int stream_slot(int b, int t, long long total, int blocks, int k_tiles) {
-  return 2 * b + (stream_start(total, b, blocks) / k_tiles == t ? 0 : 1);
-}
-
-__global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
-    sgemm_kernel_stream(sgemm::Problem p, int dp_tiles, int sk_tiles, float* slots) {
-  const int k_tiles = sgemm::ceil_div(p.K, TUNE_SPLIT);
-  for (int t = blockIdx.x; t < dp_tiles; t += gridDim.x)
-    block_gemm<false, true>(p, 0, nullptr, 0, t, 0, k_tiles, nullptr);
-  const long long total = static_cast<long long>(sk_tiles) * k_tiles;
-  long long it = stream_start(total, blockIdx.x, gridDim.x);
-  const long long end = stream_start(total, blockIdx.x + 1, gridDim.x);
-  while (it < end) {
-    const int t = static_cast<int>(it / k_tiles), kf = static_cast<int>(it % k_tiles);
-    const int kn = static_cast<int>(min(static_cast<long long>(k_tiles - kf), end - it));
-    float* piece = kf == 0 && kn == k_tiles ? nullptr
-                   : slots + std::size_t(stream_slot(blockIdx.x, t, total, gridDim.x, k_tiles)) * BM * BN;
-    block_gemm<false, true>(p, 0, nullptr, 0, dp_tiles + t, kf, kn, piece);
-    it += kn;
-  }
-  launch_dependents();
-}
-
-// C for the stream-K tiles that were cut into pieces: the pieces added in block order, which
-// is k order, the same on every run; alpha and beta applied. Four columns per thread.
-__global__ void __launch_bounds__(REDUCE_THREADS)
-    stream_k_reduce(sgemm::Problem p, int dp_tiles, int sk_tiles, int blocks, const float* slots) {
-  const long long vector = static_cast<long long>(blockIdx.x) * REDUCE_THREADS + threadIdx.x;
-  constexpr int VECTORS = BM * BN / 4;
-  if (vector >= static_cast<long long>(sk_tiles) * VECTORS) return;
-  const int t = static_cast<int>(vector / VECTORS), v = static_cast<int>(vector % VECTORS);
-  const int k_tiles = sgemm::ceil_div(p.K, TUNE_SPLIT);
-  const long long total = static_cast<long long>(sk_tiles) * k_tiles;
-  const int lo = stream_owner(static_cast<long long>(t) * k_tiles, total, blocks);
-  const int hi = stream_owner(static_cast<long long>(t + 1) * k_tiles - 1, total, blocks);
-  if (lo == hi) return;  // one block computed the whole tile and wrote C
-  wait_for_producer();
-  const int tiles_m = sgemm::ceil_div(p.M, BM), tile = dp_tiles + t;
-  const int r = v / (BN / 4), c = v % (BN / 4) * 4;
-  const int row = tile % tiles_m * BM + r, col = tile / tiles_m * BN + c;
-  if (row >= p.M || col >= p.N) return;
-  float4 sum = *reinterpret_cast<const float4*>(slots + std::size_t(stream_slot(lo, t, total, blocks, k_tiles)) * BM * BN + r * BN + c);
-  for (int b = lo + 1; b <= hi; ++b) {
-    const float4 x = *reinterpret_cast<const float4*>(slots + std::size_t(stream_slot(b, t, total, blocks, k_tiles)) * BM * BN + r * BN + c);
-    sum.x += x.x, sum.y += x.y, sum.z += x.z, sum.w += x.w;
-  }
-  store_sum(p, row, col, sum);
-}
-
 // C = alpha * (piece 0 + piece 1 + ... + piece splits-1) + beta * C, four columns of one row
 // per thread. The pieces are added in the same order on every run, so the result has the
 // same bits every time (float atomics would add them in whatever order the blocks finish).
@@ -535,19 +447,6 @@ int choose_splits(const sgemm::Problem& p, int tiles) {
   for (int splits = 2; splits <= most; ++splits)
     if (tile_times(splits) * (100 + MIN_GAIN_PERCENT) <= tile_times(best) * 100) best = splits;
   return best;
-}
-
-// Stream-K's share of `tiles` output tiles of k_tiles k tiles each: none where the tiles
-// fill whole waves or only one; otherwise the last, partial wave plus one whole wave before it
-// (if there is one), so that with two waves or more every block gets between one and two
-// tiles' worth of iterations and few tiles are cut more than once. None either where those
-// tiles have fewer iterations than there are blocks: some blocks' ranges would be empty, and
-// an empty range inside a cut tile has no piece for stream_k_reduce to add.
-int stream_k_tiles(int tiles, int k_tiles) {
-  const int slots = gpu_slots();
-  if (!STREAM_K || tiles <= slots || tiles % slots == 0) return 0;
-  const int sk_tiles = tiles % slots + std::min(tiles / slots - 1, STREAM_FULL_WAVES) * slots;
-  return static_cast<long long>(sk_tiles) * k_tiles >= slots ? sk_tiles : 0;
 }
 
 // Whether a reduction kernel was compiled with its griddepcontrol.wait (sm_90 and newer), so
@@ -604,18 +503,6 @@ void launch(const sgemm::Problem& p, cudaStream_t stream) {
   const int k_tiles = sgemm::ceil_div(p.K, TUNE_SPLIT);
   const int k_tiles_per_split = sgemm::ceil_div(k_tiles, choose_splits(p, grid.x * grid.y));
   const int splits = sgemm::ceil_div(k_tiles, k_tiles_per_split);  // no piece left empty
-  const int tiles = grid.x * grid.y;
-  const int sk_tiles = splits == 1 ? stream_k_tiles(tiles, k_tiles)
-                       : STREAM_SPLIT_SHAPES && static_cast<long long>(tiles) * k_tiles >= gpu_slots() ? tiles : 0;
-  if (sk_tiles > 0) {  // stream-K: gpu_slots() blocks, whole tiles first, then the last waves' iterations
-    const int blocks = gpu_slots(), dp_tiles = tiles - sk_tiles;
-    CUDA_CHECK(cudaFuncSetAttribute(sgemm_kernel_stream, cudaFuncAttributeMaxDynamicSharedMemorySize, SHARED_BYTES));
-    float* slots = partials_workspace(std::size_t(2) * blocks * BM * BN, stream);
-    sgemm_kernel_stream<<<blocks, block, SHARED_BYTES, stream>>>(p, dp_tiles, sk_tiles, slots);
-    launch_reduction(stream_k_reduce, static_cast<long long>(sk_tiles) * (BM * BN / 4), stream, p, dp_tiles, sk_tiles,
-                     blocks, static_cast<const float*>(slots));
-    return;
-  }
   if (splits == 1) {
     sgemm_kernel<<<grid, block, SHARED_BYTES, stream>>>(p);
     return;
