@@ -133,8 +133,8 @@ NCU_METRICS = figures(
 # The rows of a page's comparison table (profiles/compare_4096.csv); a metric that no column
 # has is left out.
 COMPARE_METRICS = figures(
-    "registers / thread", "FMA pipe active", "warp instructions executed",
-    "shared-load wavefronts", "shared-store wavefronts",
+    "registers / thread", "FMA pipe active", "issue slots busy", "warp instructions executed",
+    "shared-load wavefronts", "shared-store wavefronts", "L2 hit rate", "DRAM read (MB)",
     *_stalls("short_scoreboard", "long_scoreboard", "barrier", "mio_throttle",
              "dispatch_stall", "wait", "math_pipe_throttle", "not_selected"))
 # The columns of the cross-step table in docs/overview.md, and their short headers.
