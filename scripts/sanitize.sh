@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Runs every step in check mode on small adversarial shapes under compute-sanitizer's four
 # tools (memcheck, racecheck, synccheck, initcheck), and a few timed repetitions too. Only our
-# kernel is instrumented (--kernel-name kns=sgemm_kernel): cuBLAS, which computes the
+# kernels are instrumented (--kernel-name kns=sgemm_kernel; for a step with a reduction
+# kernel, *k_reduce, a second set of runs with kns=k_reduce): cuBLAS, which computes the
 # reference, is not ours to fix. The shapes include several k tiles wholly inside A and B
 # (300x300x200, 384x256x160), so the steady-state copies without zero-fill of steps 09 and on
 # run under the tools, not only the edge tiles. A shape set sanitize.STEP in tests/shapes.txt
 # adds shapes for that step only (code paths no other step has).
 #
 #   scripts/sanitize.sh [BUILD_DIR] [LOG_DIR]     (defaults: build, build/sanitizer)
+#   SANITIZE_STEPS="15_split_k 16_stream_k" scripts/sanitize.sh ...   (some steps only)
 # Exits non-zero if any tool reports an error or any check fails.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -18,31 +20,37 @@ command -v compute-sanitizer >/dev/null || { echo "compute-sanitizer not found (
 sizes=$(shapes sanitize)
 timed="--sizes $(shapes sanitize_timed) --reps 2 --warmup 1 --no-cublas-timing"  # the timing loop's launches
 fail=0
-run() {  # tool step beta
-  local tool=$1 step=$2 beta=$3 log="$logs/$2.$1.beta$3.log" rc=0 all=$sizes extra
+run() {  # tool step beta [kernel-name substring]
+  local tool=$1 step=$2 beta=$3 kernels=${4:-sgemm_kernel} rc=0 all=$sizes extra label=""
+  [ "$kernels" != sgemm_kernel ] && label=" kernels=$kernels"
+  local log="$logs/$2.$1.beta$3${4:+.$4}.log"
   # A set sanitize.STEP adds shapes that reach code paths of that step only.
   extra=$(awk -v set="sanitize.$step" '$1 == set { print $2 }' "$SGEMM_ROOT/tests/shapes.txt")
   [ -n "$extra" ] && all="$sizes,$extra"
-  compute-sanitizer --tool "$tool" --kernel-name kns=sgemm_kernel --error-exitcode 99 \
+  compute-sanitizer --tool "$tool" --kernel-name "kns=$kernels" --error-exitcode 99 \
     "$build/bin/$step" --check --sizes "$all" --alpha 1.5 --beta "$beta" >"$log" 2>&1 || rc=$?
   if [ $rc = 0 ]; then
-    compute-sanitizer --tool "$tool" --kernel-name kns=sgemm_kernel --error-exitcode 99 \
+    compute-sanitizer --tool "$tool" --kernel-name "kns=$kernels" --error-exitcode 99 \
       "$build/bin/$step" $timed --alpha 1.5 --beta "$beta" >>"$log" 2>&1 || rc=$?
   fi
   if [ "$rc" = 0 ]; then
-    echo "ok      $tool $step beta=$beta"
+    echo "ok      $tool $step beta=$beta$label"
   else
-    echo "FAILED  $tool $step beta=$beta (rc $rc, see $log)"
+    echo "FAILED  $tool $step beta=$beta$label (rc $rc, see $log)"
   fi
   return 0  # the summary counts the failures
 }
 export -f run
 export logs sizes timed build SGEMM_ROOT
-steps=$(list_steps | grep -v '^00_cublas$')
+steps=${SANITIZE_STEPS:-$(list_steps | grep -v '^00_cublas$')}
 jobs=()
 for tool in memcheck racecheck synccheck initcheck; do
   for step in $steps; do
-    for beta in 0 0.5; do jobs+=("$tool $step $beta"); done
+    for beta in 0 0.5; do
+      jobs+=("$tool $step $beta")
+      # Split-K's and stream-K's reductions are kernels of their own (split_k_reduce, ...).
+      if grep -qE '__global__.*k_reduce|k_reduce\(' "$SGEMM_ROOT"/steps/"$step"/*.cu; then jobs+=("$tool $step $beta k_reduce"); fi
+    done
   done
 done
 # Several processes share the GPU; correctness, not timing, is measured here.

@@ -46,6 +46,7 @@ constexpr bool EARLY_SYNC_STREAM = true;  // EARLY_SYNC in the stream-K kernel
 constexpr bool FFMA_BY_COLUMN_STREAM = true;  // FFMA_BY_COLUMN in the stream-K kernel
 constexpr int STREAM_FULL_WAVES = 0;  // whole waves of tiles added to the partial last one in stream-K's share
 constexpr bool STREAM_SPLIT_SHAPES = false;  // where K would be split: stream-K over all the tiles instead
+constexpr int TILE_GROUP = 16;  // the stream-K kernel's tile order: groups of this many tile rows (0: column by column)
 constexpr int MAX_SPLITS = 64;        // most pieces K is split into
 constexpr int MIN_SPLIT_K_TILES = 4;  // fewest k tiles in a piece: its pipeline has to fill and drain
 constexpr int MIN_GAIN_PERCENT = 10;  // more pieces must cut the estimated time by this much
@@ -267,6 +268,16 @@ __device__ __forceinline__ void wait_for_producer() {
 #endif
 }
 
+// Where tile number t of the stream-K kernel lies in the grid of tiles (row, column):
+// column by column (TILE_GROUP = 0), or in groups of TILE_GROUP tile rows, column by column
+// inside each group, so that the blocks running at once cover fewer panels of A and B.
+__device__ __forceinline__ int2 tile_position(int t, int tiles_m, int tiles_n) {
+  if (TILE_GROUP == 0 || TILE_GROUP >= tiles_m) return make_int2(t % tiles_m, t / tiles_m);
+  const int per_group = TILE_GROUP * tiles_n, first = t / per_group * TILE_GROUP, in = t % per_group;
+  const int rows = min(TILE_GROUP, tiles_m - first);  // the last group may be short
+  return make_int2(first + in % rows, in / rows);
+}
+
 // One block's tile of C. SPLIT: the block computes one piece of K (blockIdx.z) and writes
 // its raw sums A*B (no alpha, no beta) to partials, [gridDim.z][M][ld_partials], where
 // ld_partials is N rounded up to 4. Not SPLIT: all of K, and C itself, as in step 14. The
@@ -286,9 +297,9 @@ __device__ __forceinline__ void block_gemm(const sgemm::Problem& p, int k_tiles_
   auto& sB = *reinterpret_cast<float(*)[STAGES][TUNE_SPLIT][BN + B_PAD]>(shared + STAGES * TUNE_SPLIT * (BM + A_PAD));
 
   const int tid = threadIdx.y * THREADS_X + threadIdx.x;
-  const int tiles_m = sgemm::ceil_div(p.M, BM);
-  const int block_row = STREAM ? seg_tile % tiles_m * BM : (SWAP_XY ? blockIdx.x : blockIdx.y) * BM;
-  const int block_col = STREAM ? seg_tile / tiles_m * BN : (SWAP_XY ? blockIdx.y : blockIdx.x) * BN;
+  const int2 seg_at = STREAM ? tile_position(seg_tile, sgemm::ceil_div(p.M, BM), sgemm::ceil_div(p.N, BN)) : int2{};
+  const int block_row = STREAM ? seg_at.x * BM : (SWAP_XY ? blockIdx.x : blockIdx.y) * BM;
+  const int block_col = STREAM ? seg_at.y * BN : (SWAP_XY ? blockIdx.y : blockIdx.x) * BN;
   if constexpr (STREAM) __syncthreads();  // every warp is done with the previous segment's stages
   // This thread's place in the block's thread grid: its warp's rectangle, then its lane.
   const int warp = tid / 32, lane = tid % 32;
@@ -421,8 +432,8 @@ __device__ __forceinline__ void store_sum(const sgemm::Problem& p, int row, int 
 
 // Stream-K, for shapes whose last wave of tiles would leave SMs idle: one block per slot
 // (gridDim.x = the blocks the GPU runs at once; every block's range holds at least one
-// iteration, see stream_k_tiles). The first dp_tiles tiles are whole tiles,
-// dealt round robin (whole waves). The k-tile iterations of the sk_tiles tiles after them,
+// iteration, see stream_k_tiles). Tiles are numbered in tile_position's order. The first
+// dp_tiles tiles are whole tiles, dealt round robin (whole waves). The k-tile iterations of the sk_tiles tiles after them,
 // `total` = sk_tiles x k_tiles in tile order, are cut into gridDim.x equal ranges, block b
 // taking [stream_start(b), stream_start(b + 1)). A range may start or end inside a tile; a
 // tile not wholly inside one range is computed in pieces, each stored to the piece's slot
@@ -470,9 +481,9 @@ __global__ void __launch_bounds__(REDUCE_THREADS)
   const int hi = stream_owner(static_cast<long long>(t + 1) * k_tiles - 1, total, blocks);
   if (lo == hi) return;  // one block computed the whole tile and wrote C
   wait_for_producer();
-  const int tiles_m = sgemm::ceil_div(p.M, BM), tile = dp_tiles + t;
+  const int2 at = tile_position(dp_tiles + t, sgemm::ceil_div(p.M, BM), sgemm::ceil_div(p.N, BN));
   const int r = v / (BN / 4), c = v % (BN / 4) * 4;
-  const int row = tile % tiles_m * BM + r, col = tile / tiles_m * BN + c;
+  const int row = at.x * BM + r, col = at.y * BN + c;
   if (row >= p.M || col >= p.N) return;
   float4 sum = *reinterpret_cast<const float4*>(slots + std::size_t(stream_slot(lo, t, total, blocks, k_tiles)) * BM * BN + r * BN + c);
   for (int b = lo + 1; b <= hi; ++b) {
