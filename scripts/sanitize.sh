@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs every step in check mode on small adversarial shapes under compute-sanitizer's four
 # tools (memcheck, racecheck, synccheck, initcheck), and a few timed repetitions too. Only our
-# kernels are instrumented (--kernel-name kns=sgemm_kernel; for a step with a reduction
-# kernel, *k_reduce, a second set of runs with kns=k_reduce): cuBLAS, which computes the
+# kernels are instrumented (--kernel-name kns=sgemm_kernel: every kernel of ours is named
+# sgemm_kernel*, the reductions of steps 15 and 16 too): cuBLAS, which computes the
 # reference, is not ours to fix. The shapes include several k tiles wholly inside A and B
 # (300x300x200, 384x256x160), so the steady-state copies without zero-fill of steps 09 and on
 # run under the tools, not only the edge tiles. A shape set sanitize.STEP in tests/shapes.txt
@@ -20,23 +20,21 @@ command -v compute-sanitizer >/dev/null || { echo "compute-sanitizer not found (
 sizes=$(shapes sanitize)
 timed="--sizes $(shapes sanitize_timed) --reps 2 --warmup 1 --no-cublas-timing"  # the timing loop's launches
 fail=0
-run() {  # tool step beta [kernel-name substring]
-  local tool=$1 step=$2 beta=$3 kernels=${4:-sgemm_kernel} rc=0 all=$sizes extra label=""
-  [ "$kernels" != sgemm_kernel ] && label=" kernels=$kernels"
-  local log="$logs/$2.$1.beta$3${4:+.$4}.log"
+run() {  # tool step beta
+  local tool=$1 step=$2 beta=$3 log="$logs/$2.$1.beta$3.log" rc=0 all=$sizes extra
   # A set sanitize.STEP adds shapes that reach code paths of that step only.
   extra=$(awk -v set="sanitize.$step" '$1 == set { print $2 }' "$SGEMM_ROOT/tests/shapes.txt")
   [ -n "$extra" ] && all="$sizes,$extra"
-  compute-sanitizer --tool "$tool" --kernel-name "kns=$kernels" --error-exitcode 99 \
+  compute-sanitizer --tool "$tool" --kernel-name kns=sgemm_kernel --error-exitcode 99 \
     "$build/bin/$step" --check --sizes "$all" --alpha 1.5 --beta "$beta" >"$log" 2>&1 || rc=$?
   if [ $rc = 0 ]; then
-    compute-sanitizer --tool "$tool" --kernel-name "kns=$kernels" --error-exitcode 99 \
+    compute-sanitizer --tool "$tool" --kernel-name kns=sgemm_kernel --error-exitcode 99 \
       "$build/bin/$step" $timed --alpha 1.5 --beta "$beta" >>"$log" 2>&1 || rc=$?
   fi
   if [ "$rc" = 0 ]; then
-    echo "ok      $tool $step beta=$beta$label"
+    echo "ok      $tool $step beta=$beta"
   else
-    echo "FAILED  $tool $step beta=$beta$label (rc $rc, see $log)"
+    echo "FAILED  $tool $step beta=$beta (rc $rc, see $log)"
   fi
   return 0  # the summary counts the failures
 }
@@ -46,11 +44,7 @@ steps=${SANITIZE_STEPS:-$(list_steps | grep -v '^00_cublas$')}
 jobs=()
 for tool in memcheck racecheck synccheck initcheck; do
   for step in $steps; do
-    for beta in 0 0.5; do
-      jobs+=("$tool $step $beta")
-      # Split-K's and stream-K's reductions are kernels of their own (split_k_reduce, ...).
-      if grep -qE '__global__.*k_reduce|k_reduce\(' "$SGEMM_ROOT"/steps/"$step"/*.cu; then jobs+=("$tool $step $beta k_reduce"); fi
-    done
+    for beta in 0 0.5; do jobs+=("$tool $step $beta"); done
   done
 done
 # Several processes share the GPU; correctness, not timing, is measured here.

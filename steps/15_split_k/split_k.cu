@@ -400,8 +400,8 @@ __device__ __forceinline__ void store_sum(const sgemm::Problem& p, int row, int 
 // C = alpha * (piece 0 + piece 1 + ... + piece splits-1) + beta * C, four columns of one row
 // per thread. The pieces are added in the same order on every run, so the result has the
 // same bits every time (float atomics would add them in whatever order the blocks finish).
-__global__ void __launch_bounds__(REDUCE_THREADS) split_k_reduce(sgemm::Problem p, int splits, const float* partials,
-                                                                 int ld_partials) {
+__global__ void __launch_bounds__(REDUCE_THREADS)
+    sgemm_kernel_split_reduce(sgemm::Problem p, int splits, const float* partials, int ld_partials) {
   const int vectors_per_row = ld_partials / 4;
   const long long vector = static_cast<long long>(blockIdx.x) * REDUCE_THREADS + threadIdx.x;
   if (vector >= static_cast<long long>(p.M) * vectors_per_row) return;
@@ -510,7 +510,7 @@ void launch(const sgemm::Problem& p, cudaStream_t stream) {
   const int ld_partials = sgemm::ceil_div(p.N, 4) * 4;
   float* partials = partials_workspace(std::size_t(splits) * p.M * ld_partials, stream);
   sgemm_kernel_split<<<dim3(grid.x, grid.y, splits), block, SHARED_BYTES, stream>>>(p, k_tiles_per_split, partials, ld_partials);
-  launch_reduction(split_k_reduce, static_cast<long long>(p.M) * (ld_partials / 4), stream, p, splits,
+  launch_reduction(sgemm_kernel_split_reduce, static_cast<long long>(p.M) * (ld_partials / 4), stream, p, splits,
                    static_cast<const float*>(partials), ld_partials);
 }
 

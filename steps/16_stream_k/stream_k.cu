@@ -3,7 +3,7 @@
 //         block per SM (sgemm_kernel_stream) computes whole tiles first, round robin; then
 //         the k iterations of the tiles of the partial wave are cut into one equal range
 //         per block. A tile cut across ranges is computed in pieces, stored to per-block
-//         slots and added in k order by stream_k_reduce, which applies alpha and beta
+//         slots and added in k order by sgemm_kernel_stream_reduce, which applies alpha and beta
 //         (STREAM_K). The step picks the path from the shape (no flag).
 // Why:    at 4096^3 the 512 tiles are 3.88 waves on 132 SMs: the fourth wave runs 116
 //         tiles while 16 SMs idle. Cut evenly, the last wave's work takes 0.88 of a tile's
@@ -46,7 +46,7 @@ constexpr bool EARLY_SYNC_STREAM = true;  // EARLY_SYNC in the stream-K kernel
 constexpr bool FFMA_BY_COLUMN_STREAM = true;  // FFMA_BY_COLUMN in the stream-K kernel
 constexpr int STREAM_FULL_WAVES = 0;  // whole waves of tiles added to the partial last one in stream-K's share
 constexpr bool STREAM_SPLIT_SHAPES = false;  // where K would be split: stream-K over all the tiles instead
-constexpr int TILE_GROUP = 16;  // the stream-K kernel's tile order: groups of this many tile rows (0: column by column)
+constexpr int TILE_GROUP = 0;  // the stream-K kernel's tile order: groups of this many tile rows (0: column by column)
 constexpr int MAX_SPLITS = 64;        // most pieces K is split into
 constexpr int MIN_SPLIT_K_TILES = 4;  // fewest k tiles in a piece: its pipeline has to fill and drain
 constexpr int MIN_GAIN_PERCENT = 10;  // more pieces must cut the estimated time by this much
@@ -362,7 +362,7 @@ __device__ __forceinline__ void block_gemm(const sgemm::Problem& p, int k_tiles_
   }
 
   if constexpr (STREAM) {
-    if (piece) {  // a piece of the tile's K: the raw sums, for stream_k_reduce
+    if (piece) {  // a piece of the tile's K: the raw sums, for sgemm_kernel_stream_reduce
 #pragma unroll
       for (int i = 0; i < THREAD_TILE_Y; ++i)
 #pragma unroll
@@ -437,7 +437,7 @@ __device__ __forceinline__ void store_sum(const sgemm::Problem& p, int row, int 
 // `total` = sk_tiles x k_tiles in tile order, are cut into gridDim.x equal ranges, block b
 // taking [stream_start(b), stream_start(b + 1)). A range may start or end inside a tile; a
 // tile not wholly inside one range is computed in pieces, each stored to the piece's slot
-// and added up by stream_k_reduce. A block has at most two pieces, its first segment's and
+// and added up by sgemm_kernel_stream_reduce. A block has at most two pieces, its first segment's and
 // its last's: slot 2b for a piece of the tile its range starts in, 2b + 1 otherwise.
 __device__ __forceinline__ long long stream_start(long long total, int b, int blocks) { return total * b / blocks; }
 // The block whose range holds iteration i: the last b with stream_start(b) <= i.
@@ -470,7 +470,7 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
 // C for the stream-K tiles that were cut into pieces: the pieces added in block order, which
 // is k order, the same on every run; alpha and beta applied. Four columns per thread.
 __global__ void __launch_bounds__(REDUCE_THREADS)
-    stream_k_reduce(sgemm::Problem p, int dp_tiles, int sk_tiles, int blocks, const float* slots) {
+    sgemm_kernel_stream_reduce(sgemm::Problem p, int dp_tiles, int sk_tiles, int blocks, const float* slots) {
   const long long vector = static_cast<long long>(blockIdx.x) * REDUCE_THREADS + threadIdx.x;
   constexpr int VECTORS = BM * BN / 4;
   if (vector >= static_cast<long long>(sk_tiles) * VECTORS) return;
@@ -496,8 +496,8 @@ __global__ void __launch_bounds__(REDUCE_THREADS)
 // C = alpha * (piece 0 + piece 1 + ... + piece splits-1) + beta * C, four columns of one row
 // per thread. The pieces are added in the same order on every run, so the result has the
 // same bits every time (float atomics would add them in whatever order the blocks finish).
-__global__ void __launch_bounds__(REDUCE_THREADS) split_k_reduce(sgemm::Problem p, int splits, const float* partials,
-                                                                 int ld_partials) {
+__global__ void __launch_bounds__(REDUCE_THREADS)
+    sgemm_kernel_split_reduce(sgemm::Problem p, int splits, const float* partials, int ld_partials) {
   const int vectors_per_row = ld_partials / 4;
   const long long vector = static_cast<long long>(blockIdx.x) * REDUCE_THREADS + threadIdx.x;
   if (vector >= static_cast<long long>(p.M) * vectors_per_row) return;
@@ -550,7 +550,7 @@ int choose_splits(const sgemm::Problem& p, int tiles) {
 // (if there is one), so that with two waves or more every block gets between one and two
 // tiles' worth of iterations and few tiles are cut more than once. None either where those
 // tiles have fewer iterations than there are blocks: some blocks' ranges would be empty, and
-// an empty range inside a cut tile has no piece for stream_k_reduce to add.
+// an empty range inside a cut tile has no piece for sgemm_kernel_stream_reduce to add.
 int stream_k_tiles(int tiles, int k_tiles) {
   const int slots = gpu_slots();
   if (!STREAM_K || tiles <= slots || tiles % slots == 0) return 0;
@@ -620,7 +620,7 @@ void launch(const sgemm::Problem& p, cudaStream_t stream) {
     CUDA_CHECK(cudaFuncSetAttribute(sgemm_kernel_stream, cudaFuncAttributeMaxDynamicSharedMemorySize, SHARED_BYTES));
     float* slots = partials_workspace(std::size_t(2) * blocks * BM * BN, stream);
     sgemm_kernel_stream<<<blocks, block, SHARED_BYTES, stream>>>(p, dp_tiles, sk_tiles, slots);
-    launch_reduction(stream_k_reduce, static_cast<long long>(sk_tiles) * (BM * BN / 4), stream, p, dp_tiles, sk_tiles,
+    launch_reduction(sgemm_kernel_stream_reduce, static_cast<long long>(sk_tiles) * (BM * BN / 4), stream, p, dp_tiles, sk_tiles,
                      blocks, static_cast<const float*>(slots));
     return;
   }
@@ -631,7 +631,7 @@ void launch(const sgemm::Problem& p, cudaStream_t stream) {
   const int ld_partials = sgemm::ceil_div(p.N, 4) * 4;
   float* partials = partials_workspace(std::size_t(splits) * p.M * ld_partials, stream);
   sgemm_kernel_split<<<dim3(grid.x, grid.y, splits), block, SHARED_BYTES, stream>>>(p, k_tiles_per_split, partials, ld_partials);
-  launch_reduction(split_k_reduce, static_cast<long long>(p.M) * (ld_partials / 4), stream, p, splits,
+  launch_reduction(sgemm_kernel_split_reduce, static_cast<long long>(p.M) * (ld_partials / 4), stream, p, splits,
                    static_cast<const float*>(partials), ld_partials);
 }
 
