@@ -546,11 +546,11 @@ int choose_splits(const sgemm::Problem& p, int tiles) {
 }
 
 // Stream-K's share of `tiles` output tiles of k_tiles k tiles each: none where the tiles
-// fill whole waves or only one; otherwise the last, partial wave plus one whole wave before it
-// (if there is one), so that with two waves or more every block gets between one and two
-// tiles' worth of iterations and few tiles are cut more than once. None either where those
-// tiles have fewer iterations than there are blocks: some blocks' ranges would be empty, and
-// an empty range inside a cut tile has no piece for sgemm_kernel_stream_reduce to add.
+// fill whole waves or only one; otherwise the last, partial wave, plus STREAM_FULL_WAVES whole
+// waves before it where there are that many more (with 0, as shipped, every block gets less
+// than one tile's worth of iterations). None either where those tiles have fewer iterations
+// than there are blocks: some blocks' ranges would be empty, and an empty range inside a cut
+// tile has no piece for sgemm_kernel_stream_reduce to add.
 int stream_k_tiles(int tiles, int k_tiles) {
   const int slots = gpu_slots();
   if (!STREAM_K || tiles <= slots || tiles % slots == 0) return 0;
@@ -614,7 +614,7 @@ void launch(const sgemm::Problem& p, cudaStream_t stream) {
   const int splits = sgemm::ceil_div(k_tiles, k_tiles_per_split);  // no piece left empty
   const int tiles = grid.x * grid.y;
   const int sk_tiles = splits == 1 ? stream_k_tiles(tiles, k_tiles)
-                       : STREAM_SPLIT_SHAPES && static_cast<long long>(tiles) * k_tiles >= gpu_slots() ? tiles : 0;
+                       : STREAM_K && STREAM_SPLIT_SHAPES && static_cast<long long>(tiles) * k_tiles >= gpu_slots() ? tiles : 0;
   if (sk_tiles > 0) {  // stream-K: gpu_slots() blocks, whole tiles first, then the last waves' iterations
     const int blocks = gpu_slots(), dp_tiles = tiles - sk_tiles;
     CUDA_CHECK(cudaFuncSetAttribute(sgemm_kernel_stream, cudaFuncAttributeMaxDynamicSharedMemorySize, SHARED_BYTES));
