@@ -81,7 +81,7 @@ TEST_CASE("csv: the header is judged before the run, and appended rows are whole
 }
 
 TEST_CASE("npy output (--save-c) replaces a regular file only when the result is written") {
-  const std::string path = tmp("c.npy");
+  const std::string path = tmp("save_c.npy");  // its own name: CTest runs test cases in parallel
   std::ofstream(path) << "previous contents, longer than the new file will be ........................................"
                          "..............................................................................";
   NpyOutput out(path, 1, 2);
