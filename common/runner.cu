@@ -4,7 +4,8 @@
 //   2. the reference: alpha A B + beta C and its scale |alpha||A||B| + |beta||C| in FP64
 //      (cuBLAS DGEMM on widened copies), and cuBLAS SGEMM's own error against it
 //   3. check: C poisoned (NaN when beta == 0) and fenced by guard cells, one launch, verify
-//      (verify.hpp: the worst-case bound always, the FP32-grade limit on random inputs)
+//      (verify.hpp: the worst-case bound always, the FP32-grade limit on random inputs);
+//      then a second launch from the same C, whose result must have the same bits
 //   4. time: warm-up, then repetitions of step and cuBLAS interleaved, each after an L2
 //      flush, timed with CUDA events; median and minimum. Before every run of the step C is
 //      reset outside the events: poisoned again with NaN (beta == 0) or restored (beta != 0)
@@ -15,6 +16,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <iostream>
 #include <limits>
@@ -265,6 +267,20 @@ class ShapeRun {
     CUDA_CHECK(cudaDeviceSynchronize());
     c_.download(got);
     return verify(L_, got.data(), ref_, rule_);
+  }
+
+  // Runs the step once more from the same C (poisoned again) and compares the result with
+  // `first`, bit for bit, guard cells included: a deterministic step gives the same bits
+  // every time (split-K and stream-K add their pieces in a fixed order; float atomics or a
+  // read of a piece before it is written would not).
+  bool same_bits_again(LaunchFn launch, const std::vector<float>& first) {
+    poison_c();
+    launch_step(launch);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    std::vector<float> second;
+    c_.download(second);
+    return second.size() == first.size() &&
+           std::memcmp(second.data(), first.data(), first.size() * sizeof(float)) == 0;
   }
 
   void launch_step(LaunchFn launch) {
@@ -520,6 +536,8 @@ int run_step(int argc, char** argv, const char* step_name, LaunchFn launch, int 
         row.cublas_err_max_u = run.cublas_accuracy().max_u;
         row.cublas_err_rms_u = run.cublas_accuracy().rms_u;
         record(first);
+        // A second run on the same inputs must give the same bits (a fixed order of sums).
+        const bool same_bits = !first.ok || run.same_bits_again(launch, got);
         if (o.specials) {
           notes.push_back("specials: " + std::to_string(in.planted.size()) + " planted; " + first.specials.line());
           if (const SpecialsReport& c = run.cublas_specials(); c.wrong_class != 0)
@@ -528,10 +546,13 @@ int run_step(int argc, char** argv, const char* step_name, LaunchFn launch, int 
         }
         std::snprintf(accuracy, sizeof accuracy, "%8.3g %8.3g %8.3g %6.2f", row.err_max_u, row.err_rms_u,
                       row.cublas_err_rms_u, seconds);
-        row.verified = first.ok;
-        check = first.ok ? "ok" : "FAILED";
-        if (!first.ok) {
-          std::printf("%7d %7d %7d  %s\n", s.m, s.n, s.k, first.summary().c_str());
+        row.verified = first.ok && same_bits;
+        check = row.verified ? "ok" : "FAILED";
+        if (!row.verified) {
+          if (first.ok)
+            std::printf("%7d %7d %7d  FAILED: a second run on the same inputs gave different bits\n", s.m, s.n, s.k);
+          else
+            std::printf("%7d %7d %7d  %s\n", s.m, s.n, s.k, first.summary().c_str());
           print_notes();
           notes.clear();
           all_ok = false;
