@@ -46,6 +46,7 @@ constexpr int MAX_SPLITS = 64;        // most pieces K is split into
 constexpr int MIN_SPLIT_K_TILES = 4;  // fewest k tiles in a piece: its pipeline has to fill and drain
 constexpr int MIN_GAIN_PERCENT = 10;  // more pieces must cut the estimated time by this much
 constexpr int REDUCE_THREADS = 256;   // threads per block of the reduction kernel
+constexpr int SHARE_BATCH = 8;        // FUSED_REDUCE: outputs a thread adds up at once (loads in flight)
 
 constexpr int THREADS = THREADS_X * THREADS_Y;
 constexpr int BM = THREADS_Y * THREAD_TILE_Y;  // rows of C per block
@@ -389,16 +390,22 @@ __device__ __forceinline__ void store_sum(const sgemm::Problem& p, int row, int 
     if (col + v < p.N) store_c(p, row, col + v, out[v]);
 }
 
-// The sum of the pieces' partial sums at `piece` (piece 0's), piece 0 first: the fixed order
-// that makes every run give the same bits (float atomics would add them in whatever order the
-// blocks finish). Read past L1 (ld.global.cg): other blocks wrote them.
-__device__ __forceinline__ float4 sum_pieces(const float* piece, int splits, std::size_t slice_floats) {
-  float4 sum = __ldcg(reinterpret_cast<const float4*>(piece));
+// sum[b] = the sum of the pieces' partial sums at piece[b] (piece 0's), piece 0 first: the
+// fixed order that makes every run give the same bits (float atomics would add them in
+// whatever order the blocks finish). BATCH outputs at a time, so that a thread has BATCH
+// loads in flight, not one. Read past L1 (ld.global.cg): other blocks wrote them.
+template <int BATCH>
+__device__ __forceinline__ void sum_pieces(float4 (&sum)[BATCH], const float* const (&piece)[BATCH], int splits,
+                                           std::size_t slice_floats) {
+#pragma unroll
+  for (int b = 0; b < BATCH; ++b) sum[b] = __ldcg(reinterpret_cast<const float4*>(piece[b]));
   for (int z = 1; z < splits; ++z) {
-    const float4 v = __ldcg(reinterpret_cast<const float4*>(piece + z * slice_floats));
-    sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
+#pragma unroll
+    for (int b = 0; b < BATCH; ++b) {
+      const float4 v = __ldcg(reinterpret_cast<const float4*>(piece[b] + z * slice_floats));
+      sum[b].x += v.x, sum[b].y += v.y, sum[b].z += v.z, sum[b].w += v.w;
+    }
   }
-  return sum;
 }
 
 // FUSED_REDUCE: the split kernel adds up the pieces itself. The gridDim.z blocks of one tile
@@ -443,10 +450,24 @@ __device__ __forceinline__ void add_up_share(const sgemm::Problem& p, const floa
   const int share = sgemm::ceil_div(TILE_VECTORS, static_cast<int>(gridDim.z));
   const int first = blockIdx.z * share, last = min(first + share, TILE_VECTORS);
   const std::size_t slice_floats = std::size_t(p.M) * ld_partials;
-  for (int v = first + threadIdx.y * THREADS_X + threadIdx.x; v < last; v += THREADS) {
-    const int row = block_row + v / (BN / 4), col = block_col + v % (BN / 4) * 4;
-    if (row < p.M && col < ld_partials)
-      store_sum(p, row, col, sum_pieces(partials + std::size_t(row) * ld_partials + col, gridDim.z, slice_floats));
+  // SHARE_BATCH float4s a thread, THREADS apart, per pass; one outside the tile or the share
+  // reads the tile's first float4 (written, so initialized) and is not stored.
+  for (int base = first + threadIdx.y * THREADS_X + threadIdx.x; base < last; base += SHARE_BATCH * THREADS) {
+    int row[SHARE_BATCH], col[SHARE_BATCH];
+    const float* piece[SHARE_BATCH];
+#pragma unroll
+    for (int b = 0; b < SHARE_BATCH; ++b) {
+      const int v = base + b * THREADS;
+      row[b] = block_row + v / (BN / 4), col[b] = block_col + v % (BN / 4) * 4;
+      if (v >= last || row[b] >= p.M || col[b] >= ld_partials) row[b] = -1;
+      piece[b] = partials + (row[b] < 0 ? std::size_t(block_row) * ld_partials + block_col
+                                        : std::size_t(row[b]) * ld_partials + col[b]);
+    }
+    float4 sum[SHARE_BATCH];
+    sum_pieces(sum, piece, gridDim.z, slice_floats);
+#pragma unroll
+    for (int b = 0; b < SHARE_BATCH; ++b)
+      if (row[b] >= 0) store_sum(p, row[b], col[b], sum[b]);
   }
   depart(counter, gridDim.z);
 }
@@ -470,7 +491,9 @@ __global__ void __launch_bounds__(REDUCE_THREADS)
   if (vector >= static_cast<long long>(p.M) * vectors_per_row) return;
   wait_for_producer();  // the split kernel's partial sums are all written
   const int row = static_cast<int>(vector / vectors_per_row), col = static_cast<int>(vector % vectors_per_row) * 4;
-  store_sum(p, row, col, sum_pieces(partials + std::size_t(row) * ld_partials + col, splits, std::size_t(p.M) * ld_partials));
+  float4 sum[1];
+  sum_pieces(sum, {partials + std::size_t(row) * ld_partials + col}, splits, std::size_t(p.M) * ld_partials);
+  store_sum(p, row, col, sum[0]);
 }
 
 // Blocks the whole GPU runs at once: SMs x blocks per SM (one on an H100 at this tile).
