@@ -426,15 +426,18 @@ __device__ __forceinline__ void store_sum(const sgemm::Problem& p, int row, int 
 // sum[b] = the sum of the pieces' partial sums at piece[b] (piece 0's), piece 0 first: the
 // fixed order that makes every run give the same bits (float atomics would add them in
 // whatever order the blocks finish). BATCH outputs at a time, so that a thread has BATCH
-// loads in flight, not one. Read past L1 (ld.global.cg): other blocks wrote them.
+// loads in flight, not one; a null piece[b] is skipped. Read past L1 (ld.global.cg): other
+// blocks wrote them.
 template <int BATCH>
 __device__ __forceinline__ void sum_pieces(float4 (&sum)[BATCH], const float* const (&piece)[BATCH], int splits,
                                            std::size_t slice_floats) {
 #pragma unroll
-  for (int b = 0; b < BATCH; ++b) sum[b] = __ldcg(reinterpret_cast<const float4*>(piece[b]));
+  for (int b = 0; b < BATCH; ++b)
+    if (piece[b]) sum[b] = __ldcg(reinterpret_cast<const float4*>(piece[b]));
   for (int z = 1; z < splits; ++z) {
 #pragma unroll
     for (int b = 0; b < BATCH; ++b) {
+      if (!piece[b]) continue;
       const float4 v = __ldcg(reinterpret_cast<const float4*>(piece[b] + z * slice_floats));
       sum[b].x += v.x, sum[b].y += v.y, sum[b].z += v.z, sum[b].w += v.w;
     }
@@ -483,8 +486,8 @@ __device__ __forceinline__ void add_up_share(const sgemm::Problem& p, const floa
   const int share = sgemm::ceil_div(TILE_VECTORS, static_cast<int>(gridDim.z));
   const int first = blockIdx.z * share, last = min(first + share, TILE_VECTORS);
   const std::size_t slice_floats = std::size_t(p.M) * ld_partials;
-  // SHARE_BATCH float4s a thread, THREADS apart, per pass; one outside the tile or the share
-  // reads the tile's first float4 (written, so initialized) and is not stored.
+  // SHARE_BATCH float4s a thread, THREADS apart, per pass; those outside the share or the
+  // matrix are neither read nor stored.
   for (int base = first + threadIdx.y * THREADS_X + threadIdx.x; base < last; base += SHARE_BATCH * THREADS) {
     int row[SHARE_BATCH], col[SHARE_BATCH];
     const float* piece[SHARE_BATCH];
@@ -492,15 +495,14 @@ __device__ __forceinline__ void add_up_share(const sgemm::Problem& p, const floa
     for (int b = 0; b < SHARE_BATCH; ++b) {
       const int v = base + b * THREADS;
       row[b] = block_row + v / (BN / 4), col[b] = block_col + v % (BN / 4) * 4;
-      if (v >= last || row[b] >= p.M || col[b] >= ld_partials) row[b] = -1;
-      piece[b] = partials + (row[b] < 0 ? std::size_t(block_row) * ld_partials + block_col
-                                        : std::size_t(row[b]) * ld_partials + col[b]);
+      const bool inside = v < last && row[b] < p.M && col[b] < ld_partials;
+      piece[b] = inside ? partials + std::size_t(row[b]) * ld_partials + col[b] : nullptr;
     }
-    float4 sum[SHARE_BATCH];
+    float4 sum[SHARE_BATCH] = {};
     sum_pieces(sum, piece, gridDim.z, slice_floats);
 #pragma unroll
     for (int b = 0; b < SHARE_BATCH; ++b)
-      if (row[b] >= 0) store_sum(p, row[b], col[b], sum[b]);
+      if (piece[b]) store_sum(p, row[b], col[b], sum[b]);
   }
   depart(counter, gridDim.z);
 }
