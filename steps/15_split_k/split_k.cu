@@ -46,7 +46,8 @@ constexpr int MAX_SPLITS = 64;        // most pieces K is split into
 constexpr int MIN_SPLIT_K_TILES = 4;  // fewest k tiles in a piece: its pipeline has to fill and drain
 constexpr int MIN_GAIN_PERCENT = 10;  // more pieces must cut the estimated time by this much
 constexpr int REDUCE_THREADS = 256;   // threads per block of the reduction kernel
-constexpr int SHARE_BATCH = 8;        // FUSED_REDUCE: outputs a thread adds up at once (loads in flight)
+constexpr int SHARE_BATCH = 4;        // FUSED_REDUCE: outputs a thread adds up at once
+constexpr int PIECES_IN_FLIGHT = 4;   // pieces of each output loaded before any is added
 
 constexpr int THREADS = THREADS_X * THREADS_Y;
 constexpr int BM = THREADS_Y * THREAD_TILE_Y;  // rows of C per block
@@ -392,22 +393,30 @@ __device__ __forceinline__ void store_sum(const sgemm::Problem& p, int row, int 
 
 // sum[b] = the sum of the pieces' partial sums at piece[b] (piece 0's), piece 0 first: the
 // fixed order that makes every run give the same bits (float atomics would add them in
-// whatever order the blocks finish). BATCH outputs at a time, so that a thread has BATCH
-// loads in flight, not one; a null piece[b] is skipped. Read past L1 (ld.global.cg): other
-// blocks wrote them.
+// whatever order the blocks finish). BATCH outputs at a time and PIECES_IN_FLIGHT pieces of
+// each loaded before any is added, so that a thread has up to BATCH x PIECES_IN_FLIGHT loads
+// in flight, not one: the pieces sit in L2, and the sum is bound by its latency. A null
+// piece[b] is skipped. Read past L1 (ld.global.cg): other blocks wrote them.
 template <int BATCH>
 __device__ __forceinline__ void sum_pieces(float4 (&sum)[BATCH], const float* const (&piece)[BATCH], int splits,
                                            std::size_t slice_floats) {
+  for (int z0 = 0; z0 < splits; z0 += PIECES_IN_FLIGHT) {
+    float4 v[PIECES_IN_FLIGHT][BATCH];
 #pragma unroll
-  for (int b = 0; b < BATCH; ++b)
-    if (piece[b]) sum[b] = __ldcg(reinterpret_cast<const float4*>(piece[b]));
-  for (int z = 1; z < splits; ++z) {
+    for (int dz = 0; dz < PIECES_IN_FLIGHT; ++dz)
 #pragma unroll
-    for (int b = 0; b < BATCH; ++b) {
-      if (!piece[b]) continue;
-      const float4 v = __ldcg(reinterpret_cast<const float4*>(piece[b] + z * slice_floats));
-      sum[b].x += v.x, sum[b].y += v.y, sum[b].z += v.z, sum[b].w += v.w;
-    }
+      for (int b = 0; b < BATCH; ++b)
+        if (piece[b] && z0 + dz < splits) v[dz][b] = __ldcg(reinterpret_cast<const float4*>(piece[b] + (z0 + dz) * slice_floats));
+#pragma unroll
+    for (int dz = 0; dz < PIECES_IN_FLIGHT; ++dz)
+#pragma unroll
+      for (int b = 0; b < BATCH; ++b) {
+        if (!piece[b] || z0 + dz >= splits) continue;
+        if (z0 + dz == 0)
+          sum[b] = v[dz][b];
+        else
+          sum[b].x += v[dz][b].x, sum[b].y += v[dz][b].y, sum[b].z += v[dz][b].z, sum[b].w += v[dz][b].w;
+      }
   }
 }
 
