@@ -38,7 +38,6 @@ constexpr bool VECTOR_C = true;  // C stored as 16-byte vectors where it is alig
 constexpr bool EARLY_SYNC = true;  // wait and barrier before a tile's last k: the next tile's first fragments load under its FFMAs
 constexpr bool FFMA_BY_COLUMN = true;  // a k's FFMAs reach the compiler column by column of the thread tile (false: row by row)
 constexpr bool OVERLAP_REDUCE = true;  // the reduction's launch overlaps the split kernel's end (programmatic dependent launch)
-constexpr bool FUSED_REDUCE = true;  // where the split grid fits on the GPU at once, its blocks add up the pieces (no reduction kernel)
 constexpr bool EARLY_SYNC_SPLIT = false;  // EARLY_SYNC in the kernel that computes one piece of K (slower there)
 constexpr bool FFMA_BY_COLUMN_SPLIT = false;  // FFMA_BY_COLUMN in the kernel that computes one piece of K (slower there)
 
@@ -52,8 +51,6 @@ constexpr int MAX_SPLITS = 64;        // most pieces K is split into
 constexpr int MIN_SPLIT_K_TILES = 4;  // fewest k tiles in a piece: its pipeline has to fill and drain
 constexpr int MIN_GAIN_PERCENT = 10;  // more pieces must cut the estimated time by this much
 constexpr int REDUCE_THREADS = 256;   // threads per block of the reduction kernel
-constexpr int SHARE_BATCH = 4;        // FUSED_REDUCE: outputs a thread adds up at once
-constexpr int PIECES_IN_FLIGHT = 4;   // pieces of each output loaded before any is added
 
 constexpr int THREADS = THREADS_X * THREADS_Y;
 constexpr int BM = THREADS_Y * THREAD_TILE_Y;  // rows of C per block
@@ -409,6 +406,15 @@ __device__ __forceinline__ void block_gemm(const sgemm::Problem& p, int k_tiles_
     }
 }
 
+__global__ void __launch_bounds__(THREADS, MIN_BLOCKS) sgemm_kernel(sgemm::Problem p) {
+  block_gemm<false>(p, 0, nullptr, 0);
+}
+
+__global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
+    sgemm_kernel_split(sgemm::Problem p, int k_tiles_per_split, float* partials, int ld_partials) {
+  block_gemm<true>(p, k_tiles_per_split, partials, ld_partials);
+}
+
 // A reduction's output: C's four elements at (row, col .. col + 3) = alpha * sum + beta * C,
 // as one 16-byte store_c4 where C is aligned there and all four lie inside, else one float
 // at a time.
@@ -422,108 +428,6 @@ __device__ __forceinline__ void store_sum(const sgemm::Problem& p, int row, int 
 #pragma unroll
   for (int v = 0; v < 4; ++v)
     if (col + v < p.N) store_c(p, row, col + v, out[v]);
-}
-
-// sum[b] = the sum of the pieces' partial sums at piece[b] (piece 0's), piece 0 first: the
-// fixed order that makes every run give the same bits (float atomics would add them in
-// whatever order the blocks finish). BATCH outputs at a time and PIECES_IN_FLIGHT pieces of
-// each loaded before any is added, so that a thread has up to BATCH x PIECES_IN_FLIGHT loads
-// in flight, not one: the pieces sit in L2, and the sum is bound by its latency. A null
-// piece[b] is skipped. Read past L1 (ld.global.cg): other blocks wrote them.
-template <int BATCH>
-__device__ __forceinline__ void sum_pieces(float4 (&sum)[BATCH], const float* const (&piece)[BATCH], int splits,
-                                           std::size_t slice_floats) {
-  for (int z0 = 0; z0 < splits; z0 += PIECES_IN_FLIGHT) {
-    float4 v[PIECES_IN_FLIGHT][BATCH];
-#pragma unroll
-    for (int dz = 0; dz < PIECES_IN_FLIGHT; ++dz)
-#pragma unroll
-      for (int b = 0; b < BATCH; ++b)
-        if (piece[b] && z0 + dz < splits) v[dz][b] = __ldcg(reinterpret_cast<const float4*>(piece[b] + (z0 + dz) * slice_floats));
-#pragma unroll
-    for (int dz = 0; dz < PIECES_IN_FLIGHT; ++dz)
-#pragma unroll
-      for (int b = 0; b < BATCH; ++b) {
-        if (!piece[b] || z0 + dz >= splits) continue;
-        if (z0 + dz == 0)
-          sum[b] = v[dz][b];
-        else
-          sum[b].x += v[dz][b].x, sum[b].y += v[dz][b].y, sum[b].z += v[dz][b].z, sum[b].w += v[dz][b].w;
-      }
-  }
-}
-
-// FUSED_REDUCE: the split kernel adds up the pieces itself. The gridDim.z blocks of one tile
-// meet at the tile's counter in `arrivals`: each counts itself in once its piece is stored,
-// and waits until all have. Waiting for other blocks is safe only because the launch is
-// cooperative (every block of the grid is on the GPU at once); a block stuck for 10 s traps,
-// so that a broken count is an error rather than a hang.
-__device__ __forceinline__ void arrive_and_wait(int* counter, int blocks) {
-  __syncthreads();  // every thread of this block has stored its part of the piece
-  if (threadIdx.x == 0 && threadIdx.y == 0) {
-    asm volatile("fence.acq_rel.gpu;\n" ::: "memory");  // those stores are seen GPU-wide before the count
-    atomicAdd(counter, 1);
-    unsigned long long start, now;
-    asm volatile("mov.u64 %0, %%globaltimer;\n" : "=l"(start));
-    for (int seen = 0;;) {
-      asm volatile("ld.acquire.gpu.global.s32 %0, [%1];\n" : "=r"(seen) : "l"(counter) : "memory");
-      if (seen >= blocks) break;
-      asm volatile("mov.u64 %0, %%globaltimer;\n" : "=l"(now));
-      if (now - start > 10'000'000'000ull) __trap();
-    }
-  }
-  __syncthreads();  // the whole block may now read the other blocks' pieces
-}
-
-// After the share is written: counts this block out; the tile's last block out sets the
-// counter back to zero for the next launch (every block has stopped reading it by then).
-__device__ __forceinline__ void depart(int* counter, int blocks) {
-  if (threadIdx.x == 0 && threadIdx.y == 0 && atomicAdd(counter, 1) == 2 * blocks - 1) atomicExch(counter, 0);
-}
-
-// C = alpha * (sum of the pieces) + beta * C over this block's 1 / gridDim.z share of its tile
-// (consecutive rows of it), once all the tile's pieces are written: the reduction kernel's
-// arithmetic in the same order, so the same bits, without a second launch, and with the pieces
-// read while they are still in L2.
-__device__ __forceinline__ void add_up_share(const sgemm::Problem& p, const float* partials, int ld_partials,
-                                             int* arrivals) {
-  int* counter = arrivals + blockIdx.y * gridDim.x + blockIdx.x;
-  arrive_and_wait(counter, gridDim.z);
-  const int block_row = (SWAP_XY ? blockIdx.x : blockIdx.y) * BM;
-  const int block_col = (SWAP_XY ? blockIdx.y : blockIdx.x) * BN;
-  constexpr int TILE_VECTORS = BM * BN / 4;  // float4s in a tile, row after row
-  const int share = sgemm::ceil_div(TILE_VECTORS, static_cast<int>(gridDim.z));
-  const int first = blockIdx.z * share, last = min(first + share, TILE_VECTORS);
-  const std::size_t slice_floats = std::size_t(p.M) * ld_partials;
-  // SHARE_BATCH float4s a thread, THREADS apart, per pass; those outside the share or the
-  // matrix are neither read nor stored.
-  for (int base = first + threadIdx.y * THREADS_X + threadIdx.x; base < last; base += SHARE_BATCH * THREADS) {
-    int row[SHARE_BATCH], col[SHARE_BATCH];
-    const float* piece[SHARE_BATCH];
-#pragma unroll
-    for (int b = 0; b < SHARE_BATCH; ++b) {
-      const int v = base + b * THREADS;
-      row[b] = block_row + v / (BN / 4), col[b] = block_col + v % (BN / 4) * 4;
-      const bool inside = v < last && row[b] < p.M && col[b] < ld_partials;
-      piece[b] = inside ? partials + std::size_t(row[b]) * ld_partials + col[b] : nullptr;
-    }
-    float4 sum[SHARE_BATCH] = {};
-    sum_pieces(sum, piece, gridDim.z, slice_floats);
-#pragma unroll
-    for (int b = 0; b < SHARE_BATCH; ++b)
-      if (piece[b]) store_sum(p, row[b], col[b], sum[b]);
-  }
-  depart(counter, gridDim.z);
-}
-
-__global__ void __launch_bounds__(THREADS, MIN_BLOCKS) sgemm_kernel(sgemm::Problem p) {
-  block_gemm<false>(p, 0, nullptr, 0);
-}
-
-__global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
-    sgemm_kernel_split(sgemm::Problem p, int k_tiles_per_split, float* partials, int ld_partials, int* arrivals) {
-  block_gemm<true>(p, k_tiles_per_split, partials, ld_partials);
-  if (arrivals) add_up_share(p, partials, ld_partials, arrivals);  // FUSED_REDUCE: no reduction kernel follows
 }
 
 // Stream-K, for shapes whose last wave of tiles would leave SMs idle: one block per slot
@@ -590,7 +494,8 @@ __global__ void __launch_bounds__(REDUCE_THREADS)
 }
 
 // C = alpha * (piece 0 + piece 1 + ... + piece splits-1) + beta * C, four columns of one row
-// per thread, in sum_pieces' fixed order: the same bits on every run.
+// per thread. The pieces are added in the same order on every run, so the result has the
+// same bits every time (float atomics would add them in whatever order the blocks finish).
 __global__ void __launch_bounds__(REDUCE_THREADS)
     sgemm_kernel_split_reduce(sgemm::Problem p, int splits, const float* partials, int ld_partials) {
   const int vectors_per_row = ld_partials / 4;
@@ -598,9 +503,14 @@ __global__ void __launch_bounds__(REDUCE_THREADS)
   if (vector >= static_cast<long long>(p.M) * vectors_per_row) return;
   wait_for_producer();  // the split kernel's partial sums are all written
   const int row = static_cast<int>(vector / vectors_per_row), col = static_cast<int>(vector % vectors_per_row) * 4;
-  float4 sum[1];
-  sum_pieces(sum, {partials + std::size_t(row) * ld_partials + col}, splits, std::size_t(p.M) * ld_partials);
-  store_sum(p, row, col, sum[0]);
+  const std::size_t slice_floats = std::size_t(p.M) * ld_partials;
+  const float* piece = partials + std::size_t(row) * ld_partials + col;
+  float4 sum = *reinterpret_cast<const float4*>(piece);
+  for (int z = 1; z < splits; ++z) {
+    const float4 v = *reinterpret_cast<const float4*>(piece + z * slice_floats);
+    sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
+  }
+  store_sum(p, row, col, sum);
 }
 
 // Blocks the whole GPU runs at once: SMs x blocks per SM (one on an H100 at this tile).
@@ -677,19 +587,6 @@ float* partials_workspace(std::size_t floats, cudaStream_t stream) {
   return buffer;
 }
 
-// FUSED_REDUCE's counters, one per output tile (a fused grid has at most gpu_slots() / 2
-// tiles): zeroed once here, and set back to zero by each launch's last block out of a tile.
-int* arrival_counters() {
-  static int* counters = [] {
-    int* zeroed = nullptr;
-    CUDA_CHECK(cudaMalloc(&zeroed, gpu_slots() * sizeof(int)));
-    CUDA_CHECK(cudaMemset(zeroed, 0, gpu_slots() * sizeof(int)));
-    CUDA_CHECK(cudaDeviceSynchronize());  // zero before any stream's first launch reads them
-    return zeroed;
-  }();
-  return counters;
-}
-
 // A reduction kernel over `vectors` float4 outputs, REDUCE_THREADS a block, launched as a
 // programmatic dependent launch (OVERLAP_REDUCE) where it waits for the kernel before it.
 template <class... Params, class... Args>
@@ -733,25 +630,7 @@ void launch(const sgemm::Problem& p, cudaStream_t stream) {
   }
   const int ld_partials = sgemm::ceil_div(p.N, 4) * 4;
   float* partials = partials_workspace(std::size_t(splits) * p.M * ld_partials, stream);
-  const dim3 split_grid(grid.x, grid.y, splits);
-  if (FUSED_REDUCE && static_cast<long long>(grid.x) * grid.y * splits <= gpu_slots()) {
-    // One wave: launched cooperatively, so that all the blocks of a tile are on the GPU at
-    // once and may wait for each other (add_up_share). No reduction kernel.
-    cudaLaunchConfig_t config = {};
-    config.gridDim = split_grid;
-    config.blockDim = block;
-    config.dynamicSmemBytes = SHARED_BYTES;
-    config.stream = stream;
-    cudaLaunchAttribute together = {};
-    together.id = cudaLaunchAttributeCooperative;
-    together.val.cooperative = 1;
-    config.attrs = &together;
-    config.numAttrs = 1;
-    CUDA_CHECK(cudaLaunchKernelEx(&config, sgemm_kernel_split, p, k_tiles_per_split, partials, ld_partials,
-                                  arrival_counters()));
-    return;
-  }
-  sgemm_kernel_split<<<split_grid, block, SHARED_BYTES, stream>>>(p, k_tiles_per_split, partials, ld_partials, nullptr);
+  sgemm_kernel_split<<<dim3(grid.x, grid.y, splits), block, SHARED_BYTES, stream>>>(p, k_tiles_per_split, partials, ld_partials);
   launch_reduction(sgemm_kernel_split_reduce, static_cast<long long>(p.M) * (ld_partials / 4), stream, p, splits,
                    static_cast<const float*>(partials), ld_partials);
 }
