@@ -144,7 +144,7 @@ FAULTS = [
     # finish). Only the harness's second run, compared bit for bit, can see it.
     ("split-K: the pieces added in an order that changes run to run", "15_split_k",
      [("  for (int z = 1; z < splits; ++z) {",
-       "  const int turn = static_cast<int>(clock64() >> 5) % (splits - 1);  // pieces 1.. rotated by the clock\n"
+       "  const int turn = static_cast<int>(static_cast<unsigned long long>(clock64() >> 5) % (splits - 1));  // by the clock\n"
        "  for (int z = 1; z < splits; ++z) {"),
       ("piece + z * slice_floats", "piece + (1 + (z - 1 + turn) % (splits - 1)) * slice_floats")],
      [("--check --sizes 1024x1024x1024,64x64x20000,129x127x1000 --alpha 1.5 --beta 0.5", "check")]),
