@@ -19,6 +19,8 @@ from plots.steps import step_sort_key
 CONTROL = "control_cublas_tf32"
 LIMIT = re.compile(r"kAccuracyLimitU\s*=\s*([0-9.]+)")
 FAULT = re.compile(r"^caught\s+(.*?) \[[^;]*;.*\(check\): .*smallest error ([0-9.e+]+)x the limit(?: \(caught by ([^)]*)\))?")
+# A fault whose results are all within the limit but whose second run gave other bits.
+FAULT_BITS = re.compile(r"^caught\s+(.*?) \[[^;]*;.*\(check\): .*by different bits on a second run")
 
 
 def accuracy_limit(repo: Path) -> float | None:
@@ -51,6 +53,10 @@ def _faults(path: Path) -> list[tuple[str, float, str]]:
         return []
     found: dict[str, tuple[float, str]] = {}
     for line in path.read_text(encoding="utf-8").splitlines():
+        bits = FAULT_BITS.match(line)
+        if bits:
+            found[bits.group(1)] = (0.0, "different bits on a second run")
+            continue
         match = FAULT.match(line)
         if match:
             margin, by = found.get(match.group(1), (float("inf"), ""))

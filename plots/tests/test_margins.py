@@ -17,6 +17,7 @@ caught  one k product dropped [02_refactored; --check --beta 0] -> exit 1 (check
 caught  Inf mishandled [17_tf32x3_mma; --check --specials] -> exit 1 (check): 3/3 shapes failed, smallest error 0.09x the limit (caught by outputs of the wrong class)
 caught  one column too far [02_refactored; --check] -> exit 1 (check): 4/4 shapes failed, smallest error 0.01x the limit (caught by the guard cells)
 caught  a race [12_double_buffer; --check] -> exit 99 (racecheck): racecheck: RACECHECK SUMMARY: 100 hazard
+caught  sums in a changing order [15_split_k; --check] -> exit 1 (check): 3/3 shapes failed, by different bits on a second run (errors within the limit)
 """
 
 
@@ -62,6 +63,7 @@ class MarginsTest(TempDirTestCase):
         # Under the limit: what caught it instead, as the log says.
         self.assertIn("| Inf mishandled | caught by outputs of the wrong class |", text)
         self.assertIn("| one column too far | caught by the guard cells |", text)
+        self.assertIn("| sums in a changing order | caught by different bits on a second run |", text)
 
     def test_no_limit_no_section(self):
         repo = self.make("// no limit here")
