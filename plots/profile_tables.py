@@ -15,7 +15,8 @@ NCU_CAPTION = ("_Nsight Compute, kernel KERNEL at M=N=K=4096, one launch. Each f
                "is defined, with its unit, in the [glossary](GLOSSARY)._")
 # The kernel a step's profile row measures: the step's own, or for 00_cublas the one cuBLAS picks.
 KERNEL_NAMES = {"00_cublas": "cuBLAS's own (the one it picks for the shape; named on the page)",
-                "16_stream_k": "`sgemm_kernel_stream`"}
+                "16_stream_k": "`sgemm_kernel_stream`",
+                "17_aligned_copies": "`sgemm_kernel_stream<true>`"}
 # Steps whose binary holds none of the measured kernel's SASS (cuBLAS's lives in its library).
 NO_SASS = {"00_cublas"}
 DEFAULT_KERNEL = "`sgemm_kernel`"

@@ -61,6 +61,7 @@ _STALL_MEANINGS = {
     "wait": "a fixed-latency dependency (e.g. an FFMA result needed a few cycles later)",
     "math_pipe_throttle": "the math pipe the instruction needs was busy",
     "not_selected": "ready, but the scheduler issued another warp's instruction",
+    "lg_throttle": "the queue of local/global memory instructions (the copies) was full",
 }
 STALL_UNIT = "cycles / warp"
 
@@ -136,7 +137,7 @@ COMPARE_METRICS = figures(
     "registers / thread", "FMA pipe active", "issue slots busy", "warp instructions executed",
     "shared-load wavefronts", "shared-store wavefronts", "L2 hit rate", "DRAM read (MB)",
     *_stalls("short_scoreboard", "long_scoreboard", "barrier", "mio_throttle",
-             "dispatch_stall", "wait", "math_pipe_throttle", "not_selected"))
+             "dispatch_stall", "wait", "math_pipe_throttle", "not_selected", "lg_throttle"))
 # The columns of the cross-step table in docs/overview.md, and their short headers.
 SUMMARY_METRICS = ("registers / thread", "warps active", "FMA pipe active",
                    "warp instructions executed", "FFMA share of instructions",
