@@ -58,7 +58,7 @@ for phase in "$@"; do
         cuobjdump --dump-sass "$exe" > "$logs/$step.sass" 2>&1
         # The kernel's static instruction mix, by opcode (predicates stripped): FFMA, shared
         # loads by width, shared stores, async copies, global loads, local memory, barriers.
-        ops=$(grep -oE '^\s+/\*[0-9a-f]{4}\*/\s+(@!?U?P[0-9T] )?[A-Z0-9.]+' "$logs/$step.sass" | awk '{print $NF}')
+        ops=$(grep -oE '^\s+/\*[0-9a-f]{4,}\*/\s+(@!?U?P[0-9T] )?[A-Z0-9.]+' "$logs/$step.sass" | awk '{print $NF}')
         c() { echo "$ops" | grep -cE "$1"; }
         printf '%-26s FFMA %5d  LDS %4d  LDS.64 %4d  LDS.128 %4d  STS %4d  LDGSTS %4d  LDG %4d  LDL/STL %d  BAR %d\n' \
           "$step" "$(c '^FFMA')" "$(c '^LDS(\.U)?$')" "$(c '^LDS(\.U)?\.64$')" "$(c '^LDS(\.U)?\.128$')" "$(c '^STS')" \
