@@ -271,8 +271,8 @@ class ShapeRun {
 
   // Runs the step once more from the same C (poisoned again) and compares the result with
   // `first`, bit for bit, guard cells included: a deterministic step gives the same bits
-  // every time (split-K and stream-K add their pieces in a fixed order; float atomics or a
-  // read of a piece before it is written would not).
+  // every time (split-K and stream-K add their pieces in a fixed order; float atomics, whose
+  // order follows the blocks' finishing order, would not).
   bool same_bits_again(LaunchFn launch, const std::vector<float>& first) {
     poison_c();
     launch_step(launch);
