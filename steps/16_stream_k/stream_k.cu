@@ -40,6 +40,7 @@ constexpr bool FFMA_BY_COLUMN = true;  // a k's FFMAs reach the compiler column 
 constexpr bool OVERLAP_REDUCE = true;  // the reduction's launch overlaps the split kernel's end (programmatic dependent launch)
 constexpr bool EARLY_SYNC_SPLIT = false;  // EARLY_SYNC in the kernel that computes one piece of K (slower there)
 constexpr bool FFMA_BY_COLUMN_SPLIT = false;  // FFMA_BY_COLUMN in the kernel that computes one piece of K (slower there)
+constexpr int STAGES_SPLIT = 2;  // STAGES in the kernel that computes one piece of K (faster there)
 
 constexpr bool STREAM_K = true;  // unsplit shapes with a partial last wave: its tiles' k iterations shared by all SMs
 constexpr bool EARLY_SYNC_STREAM = true;  // EARLY_SYNC in the stream-K kernel
@@ -70,14 +71,15 @@ static_assert(DATA_REGISTERS + 30 <= 255 && DATA_REGISTERS + 30 <= 65536 / (THRE
 static_assert(THREADS % 32 == 0 && THREADS <= 1024, "a block is whole warps, at most 1024 threads");
 static_assert(32 % WARP_SHAPE_X == 0 && THREADS_X % WARP_SHAPE_X == 0 && THREADS_Y % WARP_SHAPE_Y == 0,
               "warps of WARP_SHAPE_X x WARP_SHAPE_Y lanes tile the THREADS_X x THREADS_Y threads");
-constexpr int SHARED_BYTES = STAGES * (BM + A_PAD + BN + B_PAD) * TUNE_SPLIT * sizeof(float);
-static_assert(SHARED_BYTES <= 227 * 1024, "a block has at most 227 KB of shared memory on Hopper");
+constexpr int shared_bytes(int stages) { return stages * (BM + A_PAD + BN + B_PAD) * TUNE_SPLIT * sizeof(float); }
+constexpr int SHARED_BYTES = shared_bytes(STAGES), SHARED_BYTES_SPLIT = shared_bytes(STAGES_SPLIT);
+static_assert(SHARED_BYTES <= 227 * 1024 && SHARED_BYTES_SPLIT <= 227 * 1024, "a block has at most 227 KB of shared memory on Hopper");
 static_assert(MAX_SPLITS >= 1 && MIN_SPLIT_K_TILES >= 1 && MIN_GAIN_PERCENT >= 0,
               "at least one piece, of at least one k tile; more pieces only for a gain, never for a loss");
 static_assert(REDUCE_THREADS % 32 == 0 && REDUCE_THREADS <= 1024, "the reduction's blocks are whole warps");
 static_assert(BN % 4 == 0 && THREAD_TILE_X % 4 == 0,
               "partial sums are stored as float4: the block's columns start at multiples of 4");
-static_assert(STAGES >= 2 && STAGES <= 4, "one stage is read while the others fill; past 4 the shared memory buys nothing");
+static_assert(STAGES >= 2 && STAGES <= 4 && STAGES_SPLIT >= 2 && STAGES_SPLIT <= 4, "one stage is read while the others fill; past 4 the shared memory buys nothing");
 static_assert(THREADS % TUNE_SPLIT == 0 && BM % (THREADS / TUNE_SPLIT) == 0 && THREADS % (BN / COPY_VECTOR) == 0 &&
                   TUNE_SPLIT % (THREADS / (BN / COPY_VECTOR)) == 0,
               "the threads cover whole rows of each tile per pass, and whole passes cover the tile");
@@ -292,9 +294,10 @@ __device__ __forceinline__ void block_gemm(const sgemm::Problem& p, int k_tiles_
                                            int seg_k_tiles = 0, float* piece = nullptr) {
   // The stages outgrow the 48 KB of static shared memory at TUNE_SPLIT 32, so they live in
   // dynamic shared memory (the launch raises the block's limit): A's stages, then B's.
+  constexpr int stages = SPLIT ? STAGES_SPLIT : STAGES;  // this kernel's ring
   extern __shared__ __align__(16) float shared[];
-  auto& sA = *reinterpret_cast<float(*)[STAGES][TUNE_SPLIT][BM + A_PAD]>(shared);  // [STAGES][TUNE_SPLIT][BM]
-  auto& sB = *reinterpret_cast<float(*)[STAGES][TUNE_SPLIT][BN + B_PAD]>(shared + STAGES * TUNE_SPLIT * (BM + A_PAD));
+  auto& sA = *reinterpret_cast<float(*)[stages][TUNE_SPLIT][BM + A_PAD]>(shared);  // [stages][TUNE_SPLIT][BM]
+  auto& sB = *reinterpret_cast<float(*)[stages][TUNE_SPLIT][BN + B_PAD]>(shared + stages * TUNE_SPLIT * (BM + A_PAD));
 
   const int tid = threadIdx.y * THREADS_X + threadIdx.x;
   const int2 seg_at = STREAM ? tile_position(seg_tile, sgemm::ceil_div(p.M, BM), sgemm::ceil_div(p.N, BN)) : int2{};
@@ -313,35 +316,35 @@ __device__ __forceinline__ void block_gemm(const sgemm::Problem& p, int k_tiles_
   const int k_first = STREAM ? seg_k_first * TUNE_SPLIT : SPLIT ? blockIdx.z * k_tiles_per_split * TUNE_SPLIT : 0;
   const int k_tiles = STREAM ? seg_k_tiles : SPLIT ? min(k_tiles_per_split, sgemm::ceil_div(p.K - k_first, TUNE_SPLIT))
                             : sgemm::ceil_div(p.K, TUNE_SPLIT);  // k_tile runs over these
-  // Tiles 0 .. STAGES-2 in flight, one group each (empty past the last tile: the wait below
+  // Tiles 0 .. stages-2 in flight, one group each (empty past the last tile: the wait below
   // counts groups, so every tile slot commits one).
 #pragma unroll
-  for (int s = 0; s < STAGES - 1; ++s) {
+  for (int s = 0; s < stages - 1; ++s) {
     if (s < k_tiles) copy_tile(p, sA[s], sB[s], block_row, block_col, k_first + s * TUNE_SPLIT, tid);
     commit_copies();
   }
   int stage = 0;               // the stage tile k_tile is read from
-  int fill_stage = STAGES - 1;  // the stage tile k_tile + STAGES - 1 is copied into
+  int fill_stage = stages - 1;  // the stage tile k_tile + stages - 1 is copied into
   // shared -> registers, one k ahead of the math: buffer k % 2 is used while k + 1 loads.
   float a_frag[2][THREAD_TILE_Y], b_frag[2][THREAD_TILE_X];  // [2][TY], [2][TX]
   if (early_sync && k_tiles > 0) {  // tile 0's first k; every later tile's loads under the last k before it
-    wait_copies<STAGES - 2>();
+    wait_copies<stages - 2>();
     __syncthreads();
     load_fragments(a_frag[0], b_frag[0], sA[0], sB[0], 0, thread_x, thread_y);
   }
   for (int k_tile = 0; k_tile < k_tiles; ++k_tile) {
     if constexpr (!early_sync) {
-      wait_copies<STAGES - 2>();  // this thread's copies of tile k_tile have landed...
+      wait_copies<stages - 2>();  // this thread's copies of tile k_tile have landed...
       __syncthreads();  // ...and everyone's; and everyone is done reading tile k_tile - 1's stage
     }
 
-    // Tile k_tile + STAGES - 1 flies into the stage tile k_tile - 1 was read from.
-    if (k_tile + STAGES - 1 < k_tiles)
-      copy_tile(p, sA[fill_stage], sB[fill_stage], block_row, block_col, k_first + (k_tile + STAGES - 1) * TUNE_SPLIT, tid);
+    // Tile k_tile + stages - 1 flies into the stage tile k_tile - 1 was read from.
+    if (k_tile + stages - 1 < k_tiles)
+      copy_tile(p, sA[fill_stage], sB[fill_stage], block_row, block_col, k_first + (k_tile + stages - 1) * TUNE_SPLIT, tid);
     commit_copies();
 
     if constexpr (!early_sync) load_fragments(a_frag[0], b_frag[0], sA[stage], sB[stage], 0, thread_x, thread_y);
-    const int next_stage = stage + 1 == STAGES ? 0 : stage + 1;
+    const int next_stage = stage + 1 == stages ? 0 : stage + 1;
 #pragma unroll K_UNROLL
     for (int k = 0; k < TUNE_SPLIT; ++k) {
       if (k + 1 < TUNE_SPLIT) {
@@ -350,7 +353,7 @@ __device__ __forceinline__ void block_gemm(const sgemm::Problem& p, int k_tiles_
         // The last k: this tile's fragments are all in registers. Wait for tile k_tile + 1
         // here rather than at the top of the next pass, so that its first fragments load
         // while this k's FFMAs run, instead of every warp waiting for them after the barrier.
-        wait_copies<STAGES - 2>();  // this thread's copies of tile k_tile + 1 have landed...
+        wait_copies<stages - 2>();  // this thread's copies of tile k_tile + 1 have landed...
         __syncthreads();  // ...and everyone's; and everyone is done reading tile k_tile's stage
         if (k_tile + 1 < k_tiles)
           load_fragments(a_frag[0], b_frag[0], sA[next_stage], sB[next_stage], 0, thread_x, thread_y);
@@ -358,7 +361,7 @@ __device__ __forceinline__ void block_gemm(const sgemm::Problem& p, int k_tiles_
       outer_product<by_column>(acc, a_frag[k % 2], b_frag[k % 2]);
     }
     stage = next_stage;  // the ring advances by one stage per tile
-    fill_stage = fill_stage + 1 == STAGES ? 0 : fill_stage + 1;
+    fill_stage = fill_stage + 1 == stages ? 0 : fill_stage + 1;
   }
 
   if constexpr (STREAM) {
@@ -519,7 +522,7 @@ int gpu_slots() {
     int device = 0, sms = 0, per_sm = 0;
     CUDA_CHECK(cudaGetDevice(&device));
     CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sgemm_kernel_split, THREADS, SHARED_BYTES));
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sgemm_kernel_split, THREADS, SHARED_BYTES_SPLIT));
     return sms * std::max(per_sm, 1);
   }();
   return slots;
@@ -608,7 +611,7 @@ void launch(const sgemm::Problem& p, cudaStream_t stream) {
   const dim3 grid = SWAP_XY ? dim3(sgemm::ceil_div(p.M, BM), sgemm::ceil_div(p.N, BN))
                             : dim3(sgemm::ceil_div(p.N, BN), sgemm::ceil_div(p.M, BM));
   CUDA_CHECK(cudaFuncSetAttribute(sgemm_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SHARED_BYTES));
-  CUDA_CHECK(cudaFuncSetAttribute(sgemm_kernel_split, cudaFuncAttributeMaxDynamicSharedMemorySize, SHARED_BYTES));
+  CUDA_CHECK(cudaFuncSetAttribute(sgemm_kernel_split, cudaFuncAttributeMaxDynamicSharedMemorySize, SHARED_BYTES_SPLIT));
   const int k_tiles = sgemm::ceil_div(p.K, TUNE_SPLIT);
   const int k_tiles_per_split = sgemm::ceil_div(k_tiles, choose_splits(p, grid.x * grid.y));
   const int splits = sgemm::ceil_div(k_tiles, k_tiles_per_split);  // no piece left empty
@@ -630,7 +633,7 @@ void launch(const sgemm::Problem& p, cudaStream_t stream) {
   }
   const int ld_partials = sgemm::ceil_div(p.N, 4) * 4;
   float* partials = partials_workspace(std::size_t(splits) * p.M * ld_partials, stream);
-  sgemm_kernel_split<<<dim3(grid.x, grid.y, splits), block, SHARED_BYTES, stream>>>(p, k_tiles_per_split, partials, ld_partials);
+  sgemm_kernel_split<<<dim3(grid.x, grid.y, splits), block, SHARED_BYTES_SPLIT, stream>>>(p, k_tiles_per_split, partials, ld_partials);
   launch_reduction(sgemm_kernel_split_reduce, static_cast<long long>(p.M) * (ld_partials / 4), stream, p, splits,
                    static_cast<const float*>(partials), ld_partials);
 }
