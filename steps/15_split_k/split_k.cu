@@ -40,7 +40,7 @@ constexpr bool FFMA_BY_COLUMN = true;  // a k's FFMAs reach the compiler column 
 constexpr bool OVERLAP_REDUCE = true;  // the reduction's launch overlaps the split kernel's end (programmatic dependent launch)
 constexpr bool EARLY_SYNC_SPLIT = false;  // EARLY_SYNC in the kernel that computes one piece of K (slower there)
 constexpr bool FFMA_BY_COLUMN_SPLIT = false;  // FFMA_BY_COLUMN in the kernel that computes one piece of K (slower there)
-constexpr int STAGES_SPLIT = 2;  // STAGES in the kernel that computes one piece of K (faster there)
+constexpr int STAGES_SPLIT = 3;  // STAGES in the kernel that computes one piece of K
 
 constexpr int MAX_SPLITS = 64;        // most pieces K is split into
 constexpr int MIN_SPLIT_K_TILES = 4;  // fewest k tiles in a piece: its pipeline has to fill and drain

@@ -38,7 +38,7 @@ constexpr bool FFMA_BY_COLUMN = true;  // a k's FFMAs reach the compiler column 
 constexpr bool OVERLAP_REDUCE = true;  // the reduction's launch overlaps the split kernel's end (programmatic dependent launch)
 constexpr bool EARLY_SYNC_SPLIT = false;  // EARLY_SYNC in the kernel that computes one piece of K (slower there)
 constexpr bool FFMA_BY_COLUMN_SPLIT = false;  // FFMA_BY_COLUMN in the kernel that computes one piece of K (slower there)
-constexpr int STAGES_SPLIT = 2;  // STAGES in the kernel that computes one piece of K (faster there)
+constexpr int STAGES_SPLIT = 2;  // STAGES in the kernel that computes one piece of K (3 in steps 15-16; 2 is faster with these copies)
 
 constexpr bool STREAM_K = true;  // unsplit shapes with a partial last wave: its tiles' k iterations shared by all SMs
 constexpr bool EARLY_SYNC_STREAM = true;  // EARLY_SYNC in the stream-K kernel
