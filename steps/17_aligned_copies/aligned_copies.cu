@@ -522,7 +522,9 @@ __global__ void __launch_bounds__(REDUCE_THREADS)
   store_sum(p, row, col, sum);
 }
 
-// Blocks the whole GPU runs at once: SMs x blocks per SM (one on an H100 at this tile).
+// Blocks the whole GPU runs at once: SMs x blocks per SM (one on an H100 at this tile),
+// asked for the split kernel with its shared memory. Every GEMM kernel of the step needs
+// more than 230 registers a thread, so registers alone hold each to one block per SM.
 int gpu_slots() {
   static const int slots = [] {
     int device = 0, sms = 0, per_sm = 0;
