@@ -3,6 +3,8 @@
 //         (its rows start at multiples of 4 floats: the usual case), the host launches the
 //         instances compiled for that case alone, whose B copies are 16-byte cp.async and
 //         nothing else; otherwise the instances with one-float copies alone (ALIGNED_KERNELS).
+//         Re-tuned with it: the split kernel's ring is 2 buffers deep (STAGES_SPLIT = 2, 3 in
+//         steps 15-16), faster with these copies at every split shape.
 // Why:    step 10 onwards tests B's alignment at run time, in the kernel. The compiler keeps
 //         both copy paths and predicates them: per vector of B one 16-byte copy and four
 //         one-float copies, of which one side never runs. Predicated-off instructions still
