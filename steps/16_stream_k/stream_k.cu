@@ -52,7 +52,6 @@ constexpr int MAX_SPLITS = 64;        // most pieces K is split into
 constexpr int MIN_SPLIT_K_TILES = 4;  // fewest k tiles in a piece: its pipeline has to fill and drain
 constexpr int MIN_GAIN_PERCENT = 10;  // more pieces must cut the estimated time by this much
 constexpr int REDUCE_THREADS = 256;   // threads per block of the reduction kernel
-constexpr int REDUCE_BATCH = 4;       // pieces a reduction thread loads before adding them (their loads in flight together)
 
 constexpr int THREADS = THREADS_X * THREADS_Y;
 constexpr int BM = THREADS_Y * THREAD_TILE_Y;  // rows of C per block
@@ -77,8 +76,7 @@ constexpr int SHARED_BYTES = shared_bytes(STAGES), SHARED_BYTES_SPLIT = shared_b
 static_assert(SHARED_BYTES <= 227 * 1024 && SHARED_BYTES_SPLIT <= 227 * 1024, "a block has at most 227 KB of shared memory on Hopper");
 static_assert(MAX_SPLITS >= 1 && MIN_SPLIT_K_TILES >= 1 && MIN_GAIN_PERCENT >= 0,
               "at least one piece, of at least one k tile; more pieces only for a gain, never for a loss");
-static_assert(REDUCE_THREADS % 32 == 0 && REDUCE_THREADS <= 1024 && REDUCE_BATCH >= 1,
-              "the reduction's blocks are whole warps; its threads load at least one piece at a time");
+static_assert(REDUCE_THREADS % 32 == 0 && REDUCE_THREADS <= 1024, "the reduction's blocks are whole warps");
 static_assert(BN % 4 == 0 && THREAD_TILE_X % 4 == 0,
               "partial sums are stored as float4: the block's columns start at multiples of 4");
 static_assert(STAGES >= 2 && STAGES <= 4 && STAGES_SPLIT >= 2 && STAGES_SPLIT <= 4, "one stage is read while the others fill; past 4 the shared memory buys nothing");
@@ -491,15 +489,9 @@ __global__ void __launch_bounds__(REDUCE_THREADS)
   const int row = at.x * BM + r, col = at.y * BN + c;
   if (row >= p.M || col >= p.N) return;
   float4 sum = *reinterpret_cast<const float4*>(slots + std::size_t(stream_slot(lo, t, total, blocks, k_tiles)) * BM * BN + r * BN + c);
-  for (int b0 = lo + 1; b0 <= hi; b0 += REDUCE_BATCH) {  // REDUCE_BATCH pieces' loads in flight at once
-    float4 x[REDUCE_BATCH];
-#pragma unroll
-    for (int i = 0; i < REDUCE_BATCH; ++i)
-      if (b0 + i <= hi)
-        x[i] = *reinterpret_cast<const float4*>(slots + std::size_t(stream_slot(b0 + i, t, total, blocks, k_tiles)) * BM * BN + r * BN + c);
-#pragma unroll
-    for (int i = 0; i < REDUCE_BATCH; ++i)
-      if (b0 + i <= hi) sum.x += x[i].x, sum.y += x[i].y, sum.z += x[i].z, sum.w += x[i].w;
+  for (int b = lo + 1; b <= hi; ++b) {
+    const float4 x = *reinterpret_cast<const float4*>(slots + std::size_t(stream_slot(b, t, total, blocks, k_tiles)) * BM * BN + r * BN + c);
+    sum.x += x.x, sum.y += x.y, sum.z += x.z, sum.w += x.w;
   }
   store_sum(p, row, col, sum);
 }
@@ -507,9 +499,7 @@ __global__ void __launch_bounds__(REDUCE_THREADS)
 // C = alpha * (piece 0 + piece 1 + ... + piece splits-1) + beta * C, four columns of one row
 // per thread. The pieces are added in the same order on every run, so the result has the
 // same bits every time (float atomics would add them in whatever order the blocks finish).
-// At most 32 registers a thread, so that an SM holds 2048 of its threads (its limit): at
-// 1024^3 the whole grid then runs in one wave.
-__global__ void __launch_bounds__(REDUCE_THREADS, 2048 / REDUCE_THREADS)
+__global__ void __launch_bounds__(REDUCE_THREADS)
     sgemm_kernel_split_reduce(sgemm::Problem p, int splits, const float* partials, int ld_partials) {
   const int vectors_per_row = ld_partials / 4;
   const long long vector = static_cast<long long>(blockIdx.x) * REDUCE_THREADS + threadIdx.x;
@@ -518,18 +508,10 @@ __global__ void __launch_bounds__(REDUCE_THREADS, 2048 / REDUCE_THREADS)
   const int row = static_cast<int>(vector / vectors_per_row), col = static_cast<int>(vector % vectors_per_row) * 4;
   const std::size_t slice_floats = std::size_t(p.M) * ld_partials;
   const float* piece = partials + std::size_t(row) * ld_partials + col;
-  // The pieces after the first, REDUCE_BATCH at a time: a batch's loads are all issued before
-  // its first add, so they wait on the L2 together rather than one after another behind each
-  // add. The adds keep their order, piece 0 to piece splits - 1.
   float4 sum = *reinterpret_cast<const float4*>(piece);
-  for (int z0 = 1; z0 < splits; z0 += REDUCE_BATCH) {
-    float4 v[REDUCE_BATCH];
-#pragma unroll
-    for (int i = 0; i < REDUCE_BATCH; ++i)
-      if (z0 + i < splits) v[i] = *reinterpret_cast<const float4*>(piece + (z0 + i) * slice_floats);
-#pragma unroll
-    for (int i = 0; i < REDUCE_BATCH; ++i)
-      if (z0 + i < splits) sum.x += v[i].x, sum.y += v[i].y, sum.z += v[i].z, sum.w += v[i].w;
+  for (int z = 1; z < splits; ++z) {
+    const float4 v = *reinterpret_cast<const float4*>(piece + z * slice_floats);
+    sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
   }
   store_sum(p, row, col, sum);
 }
