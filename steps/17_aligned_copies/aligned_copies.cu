@@ -40,7 +40,6 @@ constexpr bool FFMA_BY_COLUMN = true;  // a k's FFMAs reach the compiler column 
 constexpr bool OVERLAP_REDUCE = true;  // the reduction's launch overlaps the split kernel's end (programmatic dependent launch)
 constexpr bool EARLY_SYNC_SPLIT = false;  // EARLY_SYNC in the kernel that computes one piece of K (slower there)
 constexpr bool FFMA_BY_COLUMN_SPLIT = false;  // FFMA_BY_COLUMN in the kernel that computes one piece of K (slower there)
-constexpr int COPY_PASSES = 1;  // a tile's copies issued in this many parts, spread over the k loop
 constexpr int STAGES_SPLIT = 2;  // STAGES in the kernel that computes one piece of K (3 in steps 15-16; 2 is faster with these copies)
 
 constexpr bool STREAM_K = true;  // unsplit shapes with a partial last wave: its tiles' k iterations shared by all SMs
@@ -84,9 +83,6 @@ static_assert(STAGES >= 2 && STAGES <= 4 && STAGES_SPLIT >= 2 && STAGES_SPLIT <=
 static_assert(THREADS % TUNE_SPLIT == 0 && BM % (THREADS / TUNE_SPLIT) == 0 && THREADS % (BN / COPY_VECTOR) == 0 &&
                   TUNE_SPLIT % (THREADS / (BN / COPY_VECTOR)) == 0,
               "the threads cover whole rows of each tile per pass, and whole passes cover the tile");
-static_assert(COPY_PASSES >= 1 && TUNE_SPLIT % COPY_PASSES == 0 && (TUNE_SPLIT / COPY_PASSES) % K_UNROLL == 0 &&
-                  (BM / (THREADS / TUNE_SPLIT)) % COPY_PASSES == 0 && (TUNE_SPLIT / (THREADS / (BN / COPY_VECTOR))) % COPY_PASSES == 0,
-              "the copies split evenly into parts, one at the top of a pass of the unrolled k loop");
 static_assert(COPY_VECTOR == 1 || COPY_VECTOR == 2 || COPY_VECTOR == 4, "cp.async copies 4, 8 or 16 bytes");
 static_assert(BN % COPY_VECTOR == 0 && (BN + B_PAD) % COPY_VECTOR == 0,
               "every vector copy's shared destination must be aligned to its size: pad B's rows by a "
@@ -186,9 +182,9 @@ __device__ __forceinline__ int tile_col(int thread_x, int j) { return (j / 4) * 
 // Consecutive threads take consecutive elements of a row, so the global loads coalesce. A
 // thread copies the same columns of both tiles every time, one pass of rows apart, so its
 // addresses and bounds are worked out once per tile, not once per element.
-template <bool ZERO_FILL, bool B_ALIGNED, int PARTS>
+template <bool ZERO_FILL, bool B_ALIGNED>
 __device__ __forceinline__ void copy_tile_elements(const sgemm::Problem& p, float (&sA)[TUNE_SPLIT][BM + A_PAD], float (&sB)[TUNE_SPLIT][BN + B_PAD],
-                                                   int block_row, int block_col, int k0, int tid, int part) {
+                                                   int block_row, int block_col, int k0, int tid) {
   constexpr int A_PASS = THREADS / TUNE_SPLIT;  // rows of the A tile copied per pass
   // Lanes copy runs of A_COPY_RUN consecutive k, the next run one row further down. As
   // BM + A_PAD = 4 (mod 32), a warp's transposed stores sA[k][r] fall in 32 different banks
@@ -198,8 +194,7 @@ __device__ __forceinline__ void copy_tile_elements(const sgemm::Problem& p, floa
   const float* a_src = &at(p.A, p.lda, block_row + a_row, k0 + a_col);
   const bool a_col_inside = k0 + a_col < p.K;
 #pragma unroll
-  for (int i = 0; i < BM / A_PASS / PARTS; ++i) {
-    const int n = part * (BM / A_PASS / PARTS) + i;
+  for (int n = 0; n < BM / A_PASS; ++n) {
     const int r = a_row + n * A_PASS;
     copy_or_zero<ZERO_FILL>(&sA[a_col][r], a_src + n * A_PASS * p.lda, a_col_inside && block_row + r < p.M);
   }
@@ -214,8 +209,7 @@ __device__ __forceinline__ void copy_tile_elements(const sgemm::Problem& p, floa
   const bool b_aligned = B_ALIGNED || (!ALIGNED_KERNELS && p.ldb % COPY_VECTOR == 0 &&
                                        reinterpret_cast<uintptr_t>(p.B) % sizeof(float[COPY_VECTOR]) == 0);
 #pragma unroll
-  for (int i = 0; i < TUNE_SPLIT / B_PASS / PARTS; ++i) {
-    const int n = part * (TUNE_SPLIT / B_PASS / PARTS) + i;
+  for (int n = 0; n < TUNE_SPLIT / B_PASS; ++n) {
     const int r = b_row + n * B_PASS;
     copy_vector_or_zero<ZERO_FILL>(&sB[r][b_col], b_src + n * B_PASS * p.ldb, k0 + r < p.K ? b_valid : 0, b_aligned);
   }
@@ -223,13 +217,13 @@ __device__ __forceinline__ void copy_tile_elements(const sgemm::Problem& p, floa
 
 // The tile at k0. With SKIP_ZERO_FILL, a tile wholly inside A and B (all but the last block
 // row, the last block column and the last k tile) is copied without zero-fill.
-template <bool B_ALIGNED, int PARTS = 1>
+template <bool B_ALIGNED>
 __device__ __forceinline__ void copy_tile(const sgemm::Problem& p, float (&sA)[TUNE_SPLIT][BM + A_PAD], float (&sB)[TUNE_SPLIT][BN + B_PAD],
-                                          int block_row, int block_col, int k0, int tid, int part = 0) {
+                                          int block_row, int block_col, int k0, int tid) {
   if (SKIP_ZERO_FILL && ASYNC_LOADS && block_row + BM <= p.M && block_col + BN <= p.N && k0 + TUNE_SPLIT <= p.K)
-    copy_tile_elements<false, B_ALIGNED, PARTS>(p, sA, sB, block_row, block_col, k0, tid, part);
+    copy_tile_elements<false, B_ALIGNED>(p, sA, sB, block_row, block_col, k0, tid);
   else
-    copy_tile_elements<true, B_ALIGNED, PARTS>(p, sA, sB, block_row, block_col, k0, tid, part);
+    copy_tile_elements<true, B_ALIGNED>(p, sA, sB, block_row, block_col, k0, tid);
 }
 
 // shared -> registers: this thread's column of A and row of B at k (a_frag, b_frag).
@@ -350,25 +344,14 @@ __device__ __forceinline__ void block_gemm(const sgemm::Problem& p, int k_tiles_
     }
 
     // Tile k_tile + stages - 1 flies into the stage tile k_tile - 1 was read from.
-    if constexpr (COPY_PASSES == 1) {
-      if (k_tile + stages - 1 < k_tiles)
-        copy_tile<B_ALIGNED>(p, sA[fill_stage], sB[fill_stage], block_row, block_col, k_first + (k_tile + stages - 1) * TUNE_SPLIT, tid);
-      commit_copies();
-    }
+    if (k_tile + stages - 1 < k_tiles)
+      copy_tile<B_ALIGNED>(p, sA[fill_stage], sB[fill_stage], block_row, block_col, k_first + (k_tile + stages - 1) * TUNE_SPLIT, tid);
+    commit_copies();
 
     if constexpr (!early_sync) load_fragments(a_frag[0], b_frag[0], sA[stage], sB[stage], 0, thread_x, thread_y);
     const int next_stage = stage + 1 == stages ? 0 : stage + 1;
 #pragma unroll K_UNROLL
     for (int k = 0; k < TUNE_SPLIT; ++k) {
-      if constexpr (COPY_PASSES > 1) {
-        constexpr int SPACING = TUNE_SPLIT / COPY_PASSES;  // k steps between parts
-        if (k % SPACING == 0) {
-          if (k_tile + stages - 1 < k_tiles)
-            copy_tile<B_ALIGNED, COPY_PASSES>(p, sA[fill_stage], sB[fill_stage], block_row, block_col,
-                                              k_first + (k_tile + stages - 1) * TUNE_SPLIT, tid, k / SPACING);
-          if (k / SPACING == COPY_PASSES - 1) commit_copies();
-        }
-      }
       if (k + 1 < TUNE_SPLIT) {
         load_fragments(a_frag[(k + 1) % 2], b_frag[(k + 1) % 2], sA[stage], sB[stage], k + 1, thread_x, thread_y);
       } else if (early_sync) {
