@@ -251,18 +251,12 @@ __device__ __forceinline__ void outer_product(float (&acc)[THREAD_TILE_Y][THREAD
 #pragma unroll
     for (int j = 0; j < THREAD_TILE_X; ++j)
 #pragma unroll
-      for (int n = 0; n < THREAD_TILE_Y; ++n) {
-        const int i = j % 2 ? THREAD_TILE_Y - 1 - n : n;  // serpentine: a column's last a is the next one's first
-        acc[i][j] += a[i] * b[j];
-      }
+      for (int i = 0; i < THREAD_TILE_Y; ++i) acc[i][j] += a[i] * b[j];
   } else {
 #pragma unroll
     for (int i = 0; i < THREAD_TILE_Y; ++i)
 #pragma unroll
-      for (int n = 0; n < THREAD_TILE_X; ++n) {
-        const int j = i % 2 ? THREAD_TILE_X - 1 - n : n;  // serpentine: a row's last b is the next one's first
-        acc[i][j] += a[i] * b[j];
-      }
+      for (int j = 0; j < THREAD_TILE_X; ++j) acc[i][j] += a[i] * b[j];
   }
 }
 
