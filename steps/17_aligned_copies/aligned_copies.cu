@@ -41,7 +41,6 @@ constexpr bool OVERLAP_REDUCE = true;  // the reduction's launch overlaps the sp
 constexpr bool EARLY_SYNC_SPLIT = false;  // EARLY_SYNC in the kernel that computes one piece of K (slower there)
 constexpr bool FFMA_BY_COLUMN_SPLIT = false;  // FFMA_BY_COLUMN in the kernel that computes one piece of K (slower there)
 constexpr int STAGES_SPLIT = 2;  // STAGES in the kernel that computes one piece of K (3 in steps 15-16; 2 is faster with these copies)
-constexpr bool SPLIT_AS_STREAM = false;  // split shapes: the pieces computed by the stream-K kernel's code (ring STAGES_SPLIT), summed by its reduction
 
 constexpr bool STREAM_K = true;  // unsplit shapes with a partial last wave: its tiles' k iterations shared by all SMs
 constexpr bool EARLY_SYNC_STREAM = true;  // EARLY_SYNC in the stream-K kernel
@@ -294,13 +293,13 @@ __device__ __forceinline__ int2 tile_position(int t, int tiles_m, int tiles_n) {
 // kernel, which calls this once per segment of its work): tile number seg_tile, k tiles
 // [seg_k_first, + seg_k_tiles); C where that is all of K (piece == nullptr), else the raw
 // sums to `piece`, [BM][BN].
-template <bool B_ALIGNED, bool SPLIT, bool STREAM = false, int RING = STAGES>
+template <bool B_ALIGNED, bool SPLIT, bool STREAM = false>
 __device__ __forceinline__ void block_gemm(const sgemm::Problem& p, int k_tiles_per_split, float* partials,
                                            int ld_partials, int seg_tile = 0, int seg_k_first = 0,
                                            int seg_k_tiles = 0, float* piece = nullptr) {
   // The stages outgrow the 48 KB of static shared memory at TUNE_SPLIT 32, so they live in
   // dynamic shared memory (the launch raises the block's limit): A's stages, then B's.
-  constexpr int stages = STREAM ? RING : SPLIT ? STAGES_SPLIT : STAGES;  // this kernel's ring
+  constexpr int stages = SPLIT ? STAGES_SPLIT : STAGES;  // this kernel's ring
   extern __shared__ __align__(16) float shared[];
   auto& sA = *reinterpret_cast<float(*)[stages][TUNE_SPLIT][BM + A_PAD]>(shared);  // [stages][TUNE_SPLIT][BM]
   auto& sB = *reinterpret_cast<float(*)[stages][TUNE_SPLIT][BN + B_PAD]>(shared + stages * TUNE_SPLIT * (BM + A_PAD));
@@ -459,12 +458,12 @@ __device__ __forceinline__ int stream_slot(int b, int t, long long total, int bl
   return 2 * b + (stream_start(total, b, blocks) / k_tiles == t ? 0 : 1);
 }
 
-template <bool B_ALIGNED, int RING = STAGES>
+template <bool B_ALIGNED>
 __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     sgemm_kernel_stream(sgemm::Problem p, int dp_tiles, int sk_tiles, float* slots) {
   const int k_tiles = sgemm::ceil_div(p.K, TUNE_SPLIT);
   for (int t = blockIdx.x; t < dp_tiles; t += gridDim.x)
-    block_gemm<B_ALIGNED, false, true, RING>(p, 0, nullptr, 0, t, 0, k_tiles, nullptr);
+    block_gemm<B_ALIGNED, false, true>(p, 0, nullptr, 0, t, 0, k_tiles, nullptr);
   const long long total = static_cast<long long>(sk_tiles) * k_tiles;
   long long it = stream_start(total, blockIdx.x, gridDim.x);
   const long long end = stream_start(total, blockIdx.x + 1, gridDim.x);
@@ -473,7 +472,7 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     const int kn = static_cast<int>(min(static_cast<long long>(k_tiles - kf), end - it));
     float* piece = kf == 0 && kn == k_tiles ? nullptr
                    : slots + std::size_t(stream_slot(blockIdx.x, t, total, gridDim.x, k_tiles)) * BM * BN;
-    block_gemm<B_ALIGNED, false, true, RING>(p, 0, nullptr, 0, dp_tiles + t, kf, kn, piece);
+    block_gemm<B_ALIGNED, false, true>(p, 0, nullptr, 0, dp_tiles + t, kf, kn, piece);
     it += kn;
   }
   launch_dependents();
@@ -641,15 +640,6 @@ void launch_kernels(const sgemm::Problem& p, cudaStream_t stream) {
   }
   if (splits == 1) {
     sgemm_kernel<B_ALIGNED><<<grid, block, SHARED_BYTES, stream>>>(p);
-    return;
-  }
-  if (SPLIT_AS_STREAM) {  // tiles x splits blocks: every block's range is one piece of one tile
-    const int blocks = tiles * splits;
-    CUDA_CHECK(cudaFuncSetAttribute(sgemm_kernel_stream<B_ALIGNED, STAGES_SPLIT>, cudaFuncAttributeMaxDynamicSharedMemorySize, SHARED_BYTES_SPLIT));
-    float* slots = partials_workspace(std::size_t(2) * blocks * BM * BN, stream);
-    sgemm_kernel_stream<B_ALIGNED, STAGES_SPLIT><<<blocks, block, SHARED_BYTES_SPLIT, stream>>>(p, 0, tiles, slots);
-    launch_reduction(sgemm_kernel_stream_reduce, static_cast<long long>(tiles) * (BM * BN / 4), stream, p, 0, tiles,
-                     blocks, static_cast<const float*>(slots));
     return;
   }
   const int ld_partials = sgemm::ceil_div(p.N, 4) * 4;
