@@ -35,7 +35,7 @@ CHANGED = {
     ("17_aligned_copies", "copy_tile_elements"): "B's copy path fixed at compile time (B_ALIGNED), tested at run time only without ALIGNED_KERNELS",
     ("17_aligned_copies", "copy_tile"): "copy_tile<B_ALIGNED>: the alignment the kernel was compiled for",
     ("17_aligned_copies", "block_gemm"): "block_gemm<B_ALIGNED, SPLIT, STREAM>: the kernel's alignment down to its copies",
-    ("17_aligned_copies", "sgemm_kernel_split"): "a template on B_ALIGNED",
+    ("17_aligned_copies", "sgemm_kernel_split"): "a template on B_ALIGNED, its registers capped by __maxnreg__(MAX_REGISTERS_SPLIT)",
     ("17_aligned_copies", "sgemm_kernel_stream"): "a template on B_ALIGNED",
     ("17_aligned_copies", "gpu_slots"): "the occupancy of one instance, sgemm_kernel_split<false> (both have one block per SM)",
     ("17_aligned_copies", "launch"): "launch picks the kernels for B's alignment; launch_kernels<B_ALIGNED> is step 16's launch",
@@ -72,7 +72,7 @@ def helpers(path: Path) -> dict[str, str]:
                 break
             i += 1
         text = "\n".join(lines[start:i + 1])
-        names = [n for n in NAME.findall(text.split("{")[0]) if n not in ("__launch_bounds__", "template")]
+        names = [n for n in NAME.findall(text.split("{")[0]) if n not in ("__launch_bounds__", "__maxnreg__", "template")]
         if opened and names:
             found[names[0]] = text
         i += 1
