@@ -51,6 +51,7 @@ constexpr bool FFMA_BY_COLUMN_STREAM = true;  // FFMA_BY_COLUMN in the stream-K 
 constexpr int STREAM_FULL_WAVES = 0;  // whole waves of tiles added to the partial last one in stream-K's share
 constexpr bool STREAM_SPLIT_SHAPES = false;  // where K would be split: stream-K over all the tiles instead
 constexpr int TILE_GROUP = 0;  // the stream-K kernel's tile order: groups of this many tile rows (0: column by column)
+constexpr bool FIXUP_IN_KERNEL = true;  // a cut tile's first block adds its later pieces and writes C (false: a reduction kernel does)
 constexpr int MAX_SPLITS = 64;        // most pieces K is split into
 constexpr int MIN_SPLIT_K_TILES = 4;  // fewest k tiles in a piece: its pipeline has to fill and drain
 constexpr int MIN_GAIN_PERCENT = 10;  // more pieces must cut the estimated time by this much
@@ -281,6 +282,25 @@ __device__ __forceinline__ void wait_for_producer() {
 #endif
 }
 
+// Stream-K's pieces handed over inside the kernel (FIXUP_IN_KERNEL): a block that stored a
+// later piece of a tile raises its flag (raise_flag); the tile's first block waits for it
+// (wait_flag), reads the piece and lowers the flag again for the next launch. The pattern of
+// a release and an acquire at GPU scope, each beside a barrier of the block: thread 0 raises
+// the flag after every thread's stores, and every thread reads after thread 0 has seen it.
+__device__ __forceinline__ void raise_flag(unsigned* flag) {
+  __syncthreads();  // every thread of the block has stored its part of the piece
+  if (threadIdx.x == 0 && threadIdx.y == 0) asm volatile("st.release.gpu.global.u32 [%0], 1;\n" ::"l"(flag) : "memory");
+}
+__device__ __forceinline__ void wait_flag(unsigned* flag) {
+  if (threadIdx.x == 0 && threadIdx.y == 0) {
+    unsigned raised = 0;
+    do asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n" : "=r"(raised) : "l"(flag) : "memory");
+    while (!raised);
+    *flag = 0;  // lowered: the next launch starts with every flag down
+  }
+  __syncthreads();  // no thread reads the piece before thread 0 has seen the flag
+}
+
 // Where tile number t of the stream-K kernel lies in the grid of tiles (row, column):
 // column by column (TILE_GROUP = 0), or in groups of TILE_GROUP tile rows, column by column
 // inside each group, so that the blocks running at once cover fewer panels of A and B.
@@ -298,11 +318,15 @@ __device__ __forceinline__ int2 tile_position(int t, int tiles_m, int tiles_n) {
 // extra arguments and branches would change its register allocation. STREAM (the stream-K
 // kernel, which calls this once per segment of its work): tile number seg_tile, k tiles
 // [seg_k_first, + seg_k_tiles); C where that is all of K (piece == nullptr), else the raw
-// sums to `piece`, [BM][BN].
+// sums to `piece`, [BM][BN], raising piece_flag after (FIXUP_IN_KERNEL). Where the segment is the
+// tile's first piece (FIXUP_IN_KERNEL), the later_count pieces after it, at `later` and the
+// flags `later_flags`, one block each in block order, are added to the sums before C is written.
 template <bool B_ALIGNED, bool SPLIT, bool STREAM = false>
 __device__ __forceinline__ void block_gemm(const sgemm::Problem& p, int k_tiles_per_split, float* partials,
                                            int ld_partials, int seg_tile = 0, int seg_k_first = 0,
-                                           int seg_k_tiles = 0, float* piece = nullptr) {
+                                           int seg_k_tiles = 0, float* piece = nullptr, unsigned* piece_flag = nullptr,
+                                           const float* later = nullptr, unsigned* later_flags = nullptr,
+                                           int later_count = 0) {
   // The stages outgrow the 48 KB of static shared memory at TUNE_SPLIT 32, so they live in
   // dynamic shared memory (the launch raises the block's limit): A's stages, then B's.
   constexpr int stages = SPLIT ? STAGES_SPLIT : STAGES;  // this kernel's ring
@@ -383,7 +407,19 @@ __device__ __forceinline__ void block_gemm(const sgemm::Problem& p, int k_tiles_
         for (int j = 0; j < THREAD_TILE_X; j += 4)
           *reinterpret_cast<float4*>(&piece[tile_row(thread_y, i) * BN + tile_col(thread_x, j)]) =
               make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]);
+      if (FIXUP_IN_KERNEL) raise_flag(piece_flag);
       return;
+    }
+    for (int b = 0; b < later_count; ++b) {  // the later pieces, in k order: the bits of the reduction kernel's sum
+      wait_flag(&later_flags[b]);
+      const float* other = later + std::size_t(b) * BM * BN;
+#pragma unroll
+      for (int i = 0; i < THREAD_TILE_Y; ++i)
+#pragma unroll
+        for (int j = 0; j < THREAD_TILE_X; j += 4) {
+          const float4 x = __ldcg(reinterpret_cast<const float4*>(&other[tile_row(thread_y, i) * BN + tile_col(thread_x, j)]));
+          acc[i][j] += x.x, acc[i][j + 1] += x.y, acc[i][j + 2] += x.z, acc[i][j + 3] += x.w;
+        }
     }
   }
   if constexpr (SPLIT) {  // one piece of K: the raw sums go to this piece's slice, 4 columns at a time
@@ -470,7 +506,7 @@ __device__ __forceinline__ int stream_slot(int b, int t, long long total, int bl
 
 template <bool B_ALIGNED>
 __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
-    sgemm_kernel_stream(sgemm::Problem p, int dp_tiles, int sk_tiles, float* slots) {
+    sgemm_kernel_stream(sgemm::Problem p, int dp_tiles, int sk_tiles, float* slots, unsigned* flags) {
   const int k_tiles = sgemm::ceil_div(p.K, TUNE_SPLIT);
   for (int t = blockIdx.x; t < dp_tiles; t += gridDim.x)
     block_gemm<B_ALIGNED, false, true>(p, 0, nullptr, 0, t, 0, k_tiles, nullptr);
@@ -480,12 +516,23 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
   while (it < end) {
     const int t = static_cast<int>(it / k_tiles), kf = static_cast<int>(it % k_tiles);
     const int kn = static_cast<int>(min(static_cast<long long>(k_tiles - kf), end - it));
-    float* piece = kf == 0 && kn == k_tiles ? nullptr
-                   : slots + std::size_t(stream_slot(blockIdx.x, t, total, gridDim.x, k_tiles)) * BM * BN;
-    block_gemm<B_ALIGNED, false, true>(p, 0, nullptr, 0, dp_tiles + t, kf, kn, piece);
+    if constexpr (FIXUP_IN_KERNEL) {
+      // Only a block's first segment can start inside a tile (kf > 0): a later piece, stored to
+      // the block's slot. A segment from the tile's start is its first piece, or all of it: this
+      // block adds the pieces of blocks blockIdx.x + 1 .. last, whose ranges start in this tile.
+      const int last = kf > 0 || kn == k_tiles ? blockIdx.x
+                                               : stream_owner(static_cast<long long>(t + 1) * k_tiles - 1, total, gridDim.x);
+      block_gemm<B_ALIGNED, false, true>(p, 0, nullptr, 0, dp_tiles + t, kf, kn,
+                                         kf > 0 ? slots + std::size_t(blockIdx.x) * BM * BN : nullptr, flags + blockIdx.x,
+                                         slots + std::size_t(blockIdx.x + 1) * BM * BN, flags + blockIdx.x + 1, last - blockIdx.x);
+    } else {
+      float* piece = kf == 0 && kn == k_tiles ? nullptr
+                     : slots + std::size_t(stream_slot(blockIdx.x, t, total, gridDim.x, k_tiles)) * BM * BN;
+      block_gemm<B_ALIGNED, false, true>(p, 0, nullptr, 0, dp_tiles + t, kf, kn, piece);
+    }
     it += kn;
   }
-  launch_dependents();
+  if constexpr (!FIXUP_IN_KERNEL) launch_dependents();
 }
 
 // C for the stream-K tiles that were cut into pieces: the pieces added in block order, which
@@ -539,10 +586,16 @@ __global__ void __launch_bounds__(REDUCE_THREADS)
 // more than 230 registers a thread, so registers alone hold each to one block per SM.
 int gpu_slots() {
   static const int slots = [] {
-    int device = 0, sms = 0, per_sm = 0;
+    int device = 0, sms = 0, split = 0, stream = 0, per_sm = 1 << 30;
     CUDA_CHECK(cudaGetDevice(&device));
     CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sgemm_kernel_split<false>, THREADS, SHARED_BYTES_SPLIT));
+    for (bool aligned : {false, true}) {  // the fewest of any instance: the stream-K launch needs them all resident
+      CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+          &split, aligned ? sgemm_kernel_split<true> : sgemm_kernel_split<false>, THREADS, SHARED_BYTES_SPLIT));
+      CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+          &stream, aligned ? sgemm_kernel_stream<true> : sgemm_kernel_stream<false>, THREADS, SHARED_BYTES));
+      per_sm = std::min(per_sm, std::min(split, stream));
+    }
     return sms * std::max(per_sm, 1);
   }();
   return slots;
@@ -610,6 +663,23 @@ float* partials_workspace(std::size_t floats, cudaStream_t stream) {
   return buffer;
 }
 
+// Stream-K's flags, one per block (FIXUP_IN_KERNEL): allocated and lowered once; every
+// launch leaves them lowered, since each flag raised is lowered by the block that waits for it.
+unsigned* piece_flags(int blocks, cudaStream_t stream) {
+  static unsigned* flags = nullptr;
+  static int count = 0;
+  if (blocks > count) {
+    if (flags) {
+      CUDA_CHECK(cudaStreamSynchronize(stream));
+      CUDA_CHECK(cudaFree(flags));
+    }
+    CUDA_CHECK(cudaMalloc(&flags, blocks * sizeof(unsigned)));
+    CUDA_CHECK(cudaMemsetAsync(flags, 0, blocks * sizeof(unsigned), stream));
+    count = blocks;
+  }
+  return flags;
+}
+
 // A reduction kernel over `vectors` float4 outputs, REDUCE_THREADS a block, launched as a
 // programmatic dependent launch (OVERLAP_REDUCE) where it waits for the kernel before it.
 template <class... Params, class... Args>
@@ -642,8 +712,22 @@ void launch_kernels(const sgemm::Problem& p, cudaStream_t stream) {
   if (sk_tiles > 0) {  // stream-K: gpu_slots() blocks, whole tiles first, then the last waves' iterations
     const int blocks = gpu_slots(), dp_tiles = tiles - sk_tiles;
     CUDA_CHECK(cudaFuncSetAttribute(sgemm_kernel_stream<B_ALIGNED>, cudaFuncAttributeMaxDynamicSharedMemorySize, SHARED_BYTES));
-    float* slots = partials_workspace(std::size_t(2) * blocks * BM * BN, stream);
-    sgemm_kernel_stream<B_ALIGNED><<<blocks, block, SHARED_BYTES, stream>>>(p, dp_tiles, sk_tiles, slots);
+    float* slots = partials_workspace(std::size_t(FIXUP_IN_KERNEL ? 1 : 2) * blocks * BM * BN, stream);
+    if constexpr (FIXUP_IN_KERNEL) {  // every block resident at once: a block waits for others' pieces
+      cudaLaunchConfig_t config = {};
+      config.gridDim = dim3(blocks);
+      config.blockDim = block;
+      config.dynamicSmemBytes = SHARED_BYTES;
+      config.stream = stream;
+      cudaLaunchAttribute cooperative = {};
+      cooperative.id = cudaLaunchAttributeCooperative;
+      cooperative.val.cooperative = 1;
+      config.attrs = &cooperative;
+      config.numAttrs = 1;
+      CUDA_CHECK(cudaLaunchKernelEx(&config, sgemm_kernel_stream<B_ALIGNED>, p, dp_tiles, sk_tiles, slots, piece_flags(blocks, stream)));
+      return;
+    }
+    sgemm_kernel_stream<B_ALIGNED><<<blocks, block, SHARED_BYTES, stream>>>(p, dp_tiles, sk_tiles, slots, nullptr);
     launch_reduction(sgemm_kernel_stream_reduce, static_cast<long long>(sk_tiles) * (BM * BN / 4), stream, p, dp_tiles, sk_tiles,
                      blocks, static_cast<const float*>(slots));
     return;
