@@ -51,7 +51,9 @@ constexpr bool FFMA_BY_COLUMN_STREAM = true;  // FFMA_BY_COLUMN in the stream-K 
 constexpr int STREAM_FULL_WAVES = 0;  // whole waves of tiles added to the partial last one in stream-K's share
 constexpr bool STREAM_SPLIT_SHAPES = false;  // where K would be split: stream-K over all the tiles instead
 constexpr int TILE_GROUP = 0;  // the stream-K kernel's tile order: groups of this many tile rows (0: column by column)
-constexpr bool FIXUP_IN_KERNEL = true;  // a cut tile's first block adds its later pieces and writes C (false: a reduction kernel does)
+constexpr bool FIXUP_IN_KERNEL = true;  // a cut tile's first block adds its pieces and writes C (false: a reduction kernel does)
+constexpr int FIXUP_BATCH = 16;  // float4 outputs a thread of that block sums at once, all their pieces' loads in flight
+constexpr int STREAM_REDUCE_VECTORS = 1;  // float4 outputs per thread of the stream-K reduction, all of one tile
 constexpr int MAX_SPLITS = 64;        // most pieces K is split into
 constexpr int MIN_SPLIT_K_TILES = 4;  // fewest k tiles in a piece: its pipeline has to fill and drain
 constexpr int MIN_GAIN_PERCENT = 10;  // more pieces must cut the estimated time by this much
@@ -84,6 +86,8 @@ static_assert(SHARED_BYTES <= 227 * 1024 && SHARED_BYTES_SPLIT <= 227 * 1024, "a
 static_assert(MAX_SPLITS >= 1 && MIN_SPLIT_K_TILES >= 1 && MIN_GAIN_PERCENT >= 0,
               "at least one piece, of at least one k tile; more pieces only for a gain, never for a loss");
 static_assert(REDUCE_THREADS % 32 == 0 && REDUCE_THREADS <= 1024, "the reduction's blocks are whole warps");
+static_assert(BM * BN / 4 % (REDUCE_THREADS * STREAM_REDUCE_VECTORS) == 0 && BM * BN / 4 % (THREADS * FIXUP_BATCH) == 0,
+              "a tile's float4 outputs are whole chunks of the stream-K reduction's blocks and whole batches of the fix-up");
 static_assert(BN % 4 == 0 && THREAD_TILE_X % 4 == 0,
               "partial sums are stored as float4: the block's columns start at multiples of 4");
 static_assert(STAGES >= 2 && STAGES <= 4 && STAGES_SPLIT >= 2 && STAGES_SPLIT <= 4, "one stage is read while the others fill; past 4 the shared memory buys nothing");
@@ -282,25 +286,6 @@ __device__ __forceinline__ void wait_for_producer() {
 #endif
 }
 
-// Stream-K's pieces handed over inside the kernel (FIXUP_IN_KERNEL): a block that stored a
-// later piece of a tile raises its flag (raise_flag); the tile's first block waits for it
-// (wait_flag), reads the piece and lowers the flag again for the next launch. The pattern of
-// a release and an acquire at GPU scope, each beside a barrier of the block: thread 0 raises
-// the flag after every thread's stores, and every thread reads after thread 0 has seen it.
-__device__ __forceinline__ void raise_flag(unsigned* flag) {
-  __syncthreads();  // every thread of the block has stored its part of the piece
-  if (threadIdx.x == 0 && threadIdx.y == 0) asm volatile("st.release.gpu.global.u32 [%0], 1;\n" ::"l"(flag) : "memory");
-}
-__device__ __forceinline__ void wait_flag(unsigned* flag) {
-  if (threadIdx.x == 0 && threadIdx.y == 0) {
-    unsigned raised = 0;
-    do asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n" : "=r"(raised) : "l"(flag) : "memory");
-    while (!raised);
-    *flag = 0;  // lowered: the next launch starts with every flag down
-  }
-  __syncthreads();  // no thread reads the piece before thread 0 has seen the flag
-}
-
 // Where tile number t of the stream-K kernel lies in the grid of tiles (row, column):
 // column by column (TILE_GROUP = 0), or in groups of TILE_GROUP tile rows, column by column
 // inside each group, so that the blocks running at once cover fewer panels of A and B.
@@ -318,15 +303,11 @@ __device__ __forceinline__ int2 tile_position(int t, int tiles_m, int tiles_n) {
 // extra arguments and branches would change its register allocation. STREAM (the stream-K
 // kernel, which calls this once per segment of its work): tile number seg_tile, k tiles
 // [seg_k_first, + seg_k_tiles); C where that is all of K (piece == nullptr), else the raw
-// sums to `piece`, [BM][BN], raising piece_flag after (FIXUP_IN_KERNEL). Where the segment is the
-// tile's first piece (FIXUP_IN_KERNEL), the later_count pieces after it, at `later` and the
-// flags `later_flags`, one block each in block order, are added to the sums before C is written.
+// sums to `piece`, [BM][BN].
 template <bool B_ALIGNED, bool SPLIT, bool STREAM = false>
 __device__ __forceinline__ void block_gemm(const sgemm::Problem& p, int k_tiles_per_split, float* partials,
                                            int ld_partials, int seg_tile = 0, int seg_k_first = 0,
-                                           int seg_k_tiles = 0, float* piece = nullptr, unsigned* piece_flag = nullptr,
-                                           const float* later = nullptr, unsigned* later_flags = nullptr,
-                                           int later_count = 0) {
+                                           int seg_k_tiles = 0, float* piece = nullptr) {
   // The stages outgrow the 48 KB of static shared memory at TUNE_SPLIT 32, so they live in
   // dynamic shared memory (the launch raises the block's limit): A's stages, then B's.
   constexpr int stages = SPLIT ? STAGES_SPLIT : STAGES;  // this kernel's ring
@@ -407,19 +388,7 @@ __device__ __forceinline__ void block_gemm(const sgemm::Problem& p, int k_tiles_
         for (int j = 0; j < THREAD_TILE_X; j += 4)
           *reinterpret_cast<float4*>(&piece[tile_row(thread_y, i) * BN + tile_col(thread_x, j)]) =
               make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]);
-      if (FIXUP_IN_KERNEL) raise_flag(piece_flag);
       return;
-    }
-    for (int b = 0; b < later_count; ++b) {  // the later pieces, in k order: the bits of the reduction kernel's sum
-      wait_flag(&later_flags[b]);
-      const float* other = later + std::size_t(b) * BM * BN;
-#pragma unroll
-      for (int i = 0; i < THREAD_TILE_Y; ++i)
-#pragma unroll
-        for (int j = 0; j < THREAD_TILE_X; j += 4) {
-          const float4 x = __ldcg(reinterpret_cast<const float4*>(&other[tile_row(thread_y, i) * BN + tile_col(thread_x, j)]));
-          acc[i][j] += x.x, acc[i][j + 1] += x.y, acc[i][j + 2] += x.z, acc[i][j + 3] += x.w;
-        }
     }
   }
   if constexpr (SPLIT) {  // one piece of K: the raw sums go to this piece's slice, 4 columns at a time
@@ -504,6 +473,54 @@ __device__ __forceinline__ int stream_slot(int b, int t, long long total, int bl
   return 2 * b + (stream_start(total, b, blocks) / k_tiles == t ? 0 : 1);
 }
 
+// FIXUP_IN_KERNEL: a block that stored a later piece of a tile raises its flag; the tile's
+// first block waits for the flags of the later pieces, then adds up all the pieces and writes
+// C. A release and an acquire at GPU scope, each beside a barrier of the block.
+__device__ __forceinline__ void raise_flag(unsigned* flag) {
+  __syncthreads();  // every thread of the block has stored its part of the piece
+  if (threadIdx.x == 0 && threadIdx.y == 0) asm volatile("st.release.gpu.global.u32 [%0], 1;\n" ::"l"(flag) : "memory");
+}
+
+// C for tile number `tile` (tile_position's order), cut into pieces: this block's, `first`,
+// and the later pieces of blocks blockIdx.x + 1 .. last, each in that block's slot 2b. Added
+// in block order, as sgemm_kernel_stream_reduce adds them: the same bits.
+__device__ __forceinline__ void fixup_tile(const sgemm::Problem& p, int tile, const float* first, const float* slots,
+                                           unsigned* flags, int last) {
+  const int tid = threadIdx.y * THREADS_X + threadIdx.x;
+  if (tid == 0)
+    for (int b = blockIdx.x + 1; b <= last; ++b) {
+      unsigned raised = 0;
+      do asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n" : "=r"(raised) : "l"(flags + b) : "memory");
+      while (!raised);
+      flags[b] = 0;  // lowered for the next launch
+    }
+  __syncthreads();  // the later pieces are visible to every thread, and this block's own piece is stored
+  const int2 at = tile_position(tile, sgemm::ceil_div(p.M, BM), sgemm::ceil_div(p.N, BN));
+  constexpr int VECTORS = BM * BN / 4;  // float4 outputs of a tile
+  for (int v0 = tid; v0 < VECTORS; v0 += THREADS * FIXUP_BATCH) {
+    float4 sum[FIXUP_BATCH];
+#pragma unroll
+    for (int u = 0; u < FIXUP_BATCH; ++u) {
+      const int v = v0 + u * THREADS;
+      sum[u] = __ldcg(reinterpret_cast<const float4*>(first) + v);
+    }
+    for (int b = blockIdx.x + 1; b <= last; ++b) {
+      const float4* piece = reinterpret_cast<const float4*>(slots + std::size_t(2 * b) * BM * BN);
+      float4 x[FIXUP_BATCH];
+#pragma unroll
+      for (int u = 0; u < FIXUP_BATCH; ++u) x[u] = __ldcg(piece + v0 + u * THREADS);
+#pragma unroll
+      for (int u = 0; u < FIXUP_BATCH; ++u) sum[u].x += x[u].x, sum[u].y += x[u].y, sum[u].z += x[u].z, sum[u].w += x[u].w;
+    }
+#pragma unroll
+    for (int u = 0; u < FIXUP_BATCH; ++u) {
+      const int v = v0 + u * THREADS;
+      const int row = at.x * BM + v / (BN / 4), col = at.y * BN + v % (BN / 4) * 4;
+      if (row < p.M && col < p.N) store_sum(p, row, col, sum[u]);
+    }
+  }
+}
+
 template <bool B_ALIGNED>
 __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     sgemm_kernel_stream(sgemm::Problem p, int dp_tiles, int sk_tiles, float* slots, unsigned* flags) {
@@ -516,19 +533,14 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
   while (it < end) {
     const int t = static_cast<int>(it / k_tiles), kf = static_cast<int>(it % k_tiles);
     const int kn = static_cast<int>(min(static_cast<long long>(k_tiles - kf), end - it));
-    if constexpr (FIXUP_IN_KERNEL) {
-      // Only a block's first segment can start inside a tile (kf > 0): a later piece, stored to
-      // the block's slot. A segment from the tile's start is its first piece, or all of it: this
-      // block adds the pieces of blocks blockIdx.x + 1 .. last, whose ranges start in this tile.
-      const int last = kf > 0 || kn == k_tiles ? blockIdx.x
-                                               : stream_owner(static_cast<long long>(t + 1) * k_tiles - 1, total, gridDim.x);
-      block_gemm<B_ALIGNED, false, true>(p, 0, nullptr, 0, dp_tiles + t, kf, kn,
-                                         kf > 0 ? slots + std::size_t(blockIdx.x) * BM * BN : nullptr, flags + blockIdx.x,
-                                         slots + std::size_t(blockIdx.x + 1) * BM * BN, flags + blockIdx.x + 1, last - blockIdx.x);
-    } else {
-      float* piece = kf == 0 && kn == k_tiles ? nullptr
-                     : slots + std::size_t(stream_slot(blockIdx.x, t, total, gridDim.x, k_tiles)) * BM * BN;
-      block_gemm<B_ALIGNED, false, true>(p, 0, nullptr, 0, dp_tiles + t, kf, kn, piece);
+    float* piece = kf == 0 && kn == k_tiles ? nullptr
+                   : slots + std::size_t(stream_slot(blockIdx.x, t, total, gridDim.x, k_tiles)) * BM * BN;
+    block_gemm<B_ALIGNED, false, true>(p, 0, nullptr, 0, dp_tiles + t, kf, kn, piece);
+    if (FIXUP_IN_KERNEL && piece) {
+      if (kf > 0)  // a later piece (only a block's first segment starts inside a tile)
+        raise_flag(flags + blockIdx.x);
+      else  // the tile's first piece: the later ones are those of the blocks whose ranges start in the tile
+        fixup_tile(p, dp_tiles + t, piece, slots, flags, stream_owner(static_cast<long long>(t + 1) * k_tiles - 1, total, gridDim.x));
     }
     it += kn;
   }
@@ -539,10 +551,10 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
 // is k order, the same on every run; alpha and beta applied. Four columns per thread.
 __global__ void __launch_bounds__(REDUCE_THREADS)
     sgemm_kernel_stream_reduce(sgemm::Problem p, int dp_tiles, int sk_tiles, int blocks, const float* slots) {
-  const long long vector = static_cast<long long>(blockIdx.x) * REDUCE_THREADS + threadIdx.x;
-  constexpr int VECTORS = BM * BN / 4;
-  if (vector >= static_cast<long long>(sk_tiles) * VECTORS) return;
-  const int t = static_cast<int>(vector / VECTORS), v = static_cast<int>(vector % VECTORS);
+  constexpr int VECTORS = BM * BN / 4;  // float4 outputs of a tile
+  constexpr int CHUNK = REDUCE_THREADS * STREAM_REDUCE_VECTORS;  // of them per block of this kernel
+  const int t = blockIdx.x / (VECTORS / CHUNK), v0 = blockIdx.x % (VECTORS / CHUNK) * CHUNK + threadIdx.x;
+  if (t >= sk_tiles) return;
   const int k_tiles = sgemm::ceil_div(p.K, TUNE_SPLIT);
   const long long total = static_cast<long long>(sk_tiles) * k_tiles;
   const int lo = stream_owner(static_cast<long long>(t) * k_tiles, total, blocks);
@@ -550,15 +562,24 @@ __global__ void __launch_bounds__(REDUCE_THREADS)
   if (lo == hi) return;  // one block computed the whole tile and wrote C
   wait_for_producer();
   const int2 at = tile_position(dp_tiles + t, sgemm::ceil_div(p.M, BM), sgemm::ceil_div(p.N, BN));
-  const int r = v / (BN / 4), c = v % (BN / 4) * 4;
-  const int row = at.x * BM + r, col = at.y * BN + c;
-  if (row >= p.M || col >= p.N) return;
-  float4 sum = *reinterpret_cast<const float4*>(slots + std::size_t(stream_slot(lo, t, total, blocks, k_tiles)) * BM * BN + r * BN + c);
-  for (int b = lo + 1; b <= hi; ++b) {
-    const float4 x = *reinterpret_cast<const float4*>(slots + std::size_t(stream_slot(b, t, total, blocks, k_tiles)) * BM * BN + r * BN + c);
-    sum.x += x.x, sum.y += x.y, sum.z += x.z, sum.w += x.w;
+  const float4* first = reinterpret_cast<const float4*>(slots + std::size_t(stream_slot(lo, t, total, blocks, k_tiles)) * BM * BN);
+  float4 sum[STREAM_REDUCE_VECTORS];
+#pragma unroll
+  for (int u = 0; u < STREAM_REDUCE_VECTORS; ++u) sum[u] = first[v0 + u * REDUCE_THREADS];
+  for (int b = lo + 1; b <= hi; ++b) {  // the later pieces: block b's range starts in tile t, so its slot is 2b
+    const float4* piece = reinterpret_cast<const float4*>(slots + std::size_t(2 * b) * BM * BN);
+    float4 x[STREAM_REDUCE_VECTORS];
+#pragma unroll
+    for (int u = 0; u < STREAM_REDUCE_VECTORS; ++u) x[u] = piece[v0 + u * REDUCE_THREADS];
+#pragma unroll
+    for (int u = 0; u < STREAM_REDUCE_VECTORS; ++u) sum[u].x += x[u].x, sum[u].y += x[u].y, sum[u].z += x[u].z, sum[u].w += x[u].w;
   }
-  store_sum(p, row, col, sum);
+#pragma unroll
+  for (int u = 0; u < STREAM_REDUCE_VECTORS; ++u) {
+    const int v = v0 + u * REDUCE_THREADS;
+    const int row = at.x * BM + v / (BN / 4), col = at.y * BN + v % (BN / 4) * 4;
+    if (row < p.M && col < p.N) store_sum(p, row, col, sum[u]);
+  }
 }
 
 // C = alpha * (piece 0 + piece 1 + ... + piece splits-1) + beta * C, four columns of one row
@@ -712,7 +733,7 @@ void launch_kernels(const sgemm::Problem& p, cudaStream_t stream) {
   if (sk_tiles > 0) {  // stream-K: gpu_slots() blocks, whole tiles first, then the last waves' iterations
     const int blocks = gpu_slots(), dp_tiles = tiles - sk_tiles;
     CUDA_CHECK(cudaFuncSetAttribute(sgemm_kernel_stream<B_ALIGNED>, cudaFuncAttributeMaxDynamicSharedMemorySize, SHARED_BYTES));
-    float* slots = partials_workspace(std::size_t(FIXUP_IN_KERNEL ? 1 : 2) * blocks * BM * BN, stream);
+    float* slots = partials_workspace(std::size_t(2) * blocks * BM * BN, stream);
     if constexpr (FIXUP_IN_KERNEL) {  // every block resident at once: a block waits for others' pieces
       cudaLaunchConfig_t config = {};
       config.gridDim = dim3(blocks);
@@ -725,11 +746,12 @@ void launch_kernels(const sgemm::Problem& p, cudaStream_t stream) {
       config.attrs = &cooperative;
       config.numAttrs = 1;
       CUDA_CHECK(cudaLaunchKernelEx(&config, sgemm_kernel_stream<B_ALIGNED>, p, dp_tiles, sk_tiles, slots, piece_flags(blocks, stream)));
-      return;
+    } else {
+      sgemm_kernel_stream<B_ALIGNED><<<blocks, block, SHARED_BYTES, stream>>>(p, dp_tiles, sk_tiles, slots, nullptr);
     }
-    sgemm_kernel_stream<B_ALIGNED><<<blocks, block, SHARED_BYTES, stream>>>(p, dp_tiles, sk_tiles, slots, nullptr);
-    launch_reduction(sgemm_kernel_stream_reduce, static_cast<long long>(sk_tiles) * (BM * BN / 4), stream, p, dp_tiles, sk_tiles,
-                     blocks, static_cast<const float*>(slots));
+    if constexpr (!FIXUP_IN_KERNEL)
+      launch_reduction(sgemm_kernel_stream_reduce, static_cast<long long>(sk_tiles) * (BM * BN / 4 / STREAM_REDUCE_VECTORS), stream, p,
+                       dp_tiles, sk_tiles, blocks, static_cast<const float*>(slots));
     return;
   }
   if (splits == 1) {
