@@ -530,6 +530,8 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
   const long long total = static_cast<long long>(sk_tiles) * k_tiles;
   long long it = stream_start(total, blockIdx.x, gridDim.x);
   const long long end = stream_start(total, blockIdx.x + 1, gridDim.x);
+  int fix_tile = -1;  // FIXUP_IN_KERNEL: the tile whose pieces this block adds up, at the end
+  const float* fix_piece = nullptr;
   while (it < end) {
     const int t = static_cast<int>(it / k_tiles), kf = static_cast<int>(it % k_tiles);
     const int kn = static_cast<int>(min(static_cast<long long>(k_tiles - kf), end - it));
@@ -537,13 +539,13 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
                    : slots + std::size_t(stream_slot(blockIdx.x, t, total, gridDim.x, k_tiles)) * BM * BN;
     block_gemm<B_ALIGNED, false, true>(p, 0, nullptr, 0, dp_tiles + t, kf, kn, piece);
     if (FIXUP_IN_KERNEL && piece) {
-      if (kf > 0)  // a later piece (only a block's first segment starts inside a tile)
-        raise_flag(flags + blockIdx.x);
-      else  // the tile's first piece: the later ones are those of the blocks whose ranges start in the tile
-        fixup_tile(p, dp_tiles + t, piece, slots, flags, stream_owner(static_cast<long long>(t + 1) * k_tiles - 1, total, gridDim.x));
+      if (kf > 0) raise_flag(flags + blockIdx.x);  // a later piece (only a block's first segment starts inside a tile)
+      else fix_tile = t, fix_piece = piece;  // the tile's first piece: its sum comes after the last segment
     }
     it += kn;
   }
+  if (FIXUP_IN_KERNEL && fix_tile >= 0)  // the later pieces are those of the blocks whose ranges start in the tile
+    fixup_tile(p, dp_tiles + fix_tile, fix_piece, slots, flags, stream_owner(static_cast<long long>(fix_tile + 1) * k_tiles - 1, total, gridDim.x));
   if constexpr (!FIXUP_IN_KERNEL) launch_dependents();
 }
 
