@@ -51,9 +51,6 @@ constexpr bool FFMA_BY_COLUMN_STREAM = true;  // FFMA_BY_COLUMN in the stream-K 
 constexpr int STREAM_FULL_WAVES = 0;  // whole waves of tiles added to the partial last one in stream-K's share
 constexpr bool STREAM_SPLIT_SHAPES = false;  // where K would be split: stream-K over all the tiles instead
 constexpr int TILE_GROUP = 0;  // the stream-K kernel's tile order: groups of this many tile rows (0: column by column)
-constexpr bool FIXUP_IN_KERNEL = true;  // a cut tile's first block adds its pieces and writes C (false: a reduction kernel does)
-constexpr int FIXUP_BATCH = 16;  // float4 outputs a thread of that block sums at once, all their pieces' loads in flight
-constexpr int STREAM_REDUCE_VECTORS = 1;  // float4 outputs per thread of the stream-K reduction, all of one tile
 constexpr int MAX_SPLITS = 64;        // most pieces K is split into
 constexpr int MIN_SPLIT_K_TILES = 4;  // fewest k tiles in a piece: its pipeline has to fill and drain
 constexpr int MIN_GAIN_PERCENT = 10;  // more pieces must cut the estimated time by this much
@@ -86,8 +83,6 @@ static_assert(SHARED_BYTES <= 227 * 1024 && SHARED_BYTES_SPLIT <= 227 * 1024, "a
 static_assert(MAX_SPLITS >= 1 && MIN_SPLIT_K_TILES >= 1 && MIN_GAIN_PERCENT >= 0,
               "at least one piece, of at least one k tile; more pieces only for a gain, never for a loss");
 static_assert(REDUCE_THREADS % 32 == 0 && REDUCE_THREADS <= 1024, "the reduction's blocks are whole warps");
-static_assert(BM * BN / 4 % (REDUCE_THREADS * STREAM_REDUCE_VECTORS) == 0 && BM * BN / 4 % (THREADS * FIXUP_BATCH) == 0,
-              "a tile's float4 outputs are whole chunks of the stream-K reduction's blocks and whole batches of the fix-up");
 static_assert(BN % 4 == 0 && THREAD_TILE_X % 4 == 0,
               "partial sums are stored as float4: the block's columns start at multiples of 4");
 static_assert(STAGES >= 2 && STAGES <= 4 && STAGES_SPLIT >= 2 && STAGES_SPLIT <= 4, "one stage is read while the others fill; past 4 the shared memory buys nothing");
@@ -473,90 +468,34 @@ __device__ __forceinline__ int stream_slot(int b, int t, long long total, int bl
   return 2 * b + (stream_start(total, b, blocks) / k_tiles == t ? 0 : 1);
 }
 
-// FIXUP_IN_KERNEL: a block that stored a later piece of a tile raises its flag; the tile's
-// first block waits for the flags of the later pieces, then adds up all the pieces and writes
-// C. A release and an acquire at GPU scope, each beside a barrier of the block.
-__device__ __forceinline__ void raise_flag(unsigned* flag) {
-  __syncthreads();  // every thread of the block has stored its part of the piece
-  if (threadIdx.x == 0 && threadIdx.y == 0) asm volatile("st.release.gpu.global.u32 [%0], 1;\n" ::"l"(flag) : "memory");
-}
-
-// C for tile number `tile` (tile_position's order), cut into pieces: this block's, `first`,
-// and the later pieces of blocks blockIdx.x + 1 .. last, each in that block's slot 2b. Added
-// in block order, as sgemm_kernel_stream_reduce adds them: the same bits.
-__device__ __forceinline__ void fixup_tile(const sgemm::Problem& p, int tile, const float* first, const float* slots,
-                                           unsigned* flags, int last) {
-  const int tid = threadIdx.y * THREADS_X + threadIdx.x;
-  if (tid == 0)
-    for (int b = blockIdx.x + 1; b <= last; ++b) {
-      unsigned raised = 0;
-      do asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n" : "=r"(raised) : "l"(flags + b) : "memory");
-      while (!raised);
-      flags[b] = 0;  // lowered for the next launch
-    }
-  __syncthreads();  // the later pieces are visible to every thread, and this block's own piece is stored
-  const int2 at = tile_position(tile, sgemm::ceil_div(p.M, BM), sgemm::ceil_div(p.N, BN));
-  constexpr int VECTORS = BM * BN / 4;  // float4 outputs of a tile
-  for (int v0 = tid; v0 < VECTORS; v0 += THREADS * FIXUP_BATCH) {
-    float4 sum[FIXUP_BATCH];
-#pragma unroll
-    for (int u = 0; u < FIXUP_BATCH; ++u) {
-      const int v = v0 + u * THREADS;
-      sum[u] = __ldcg(reinterpret_cast<const float4*>(first) + v);
-    }
-    for (int b = blockIdx.x + 1; b <= last; ++b) {
-      const float4* piece = reinterpret_cast<const float4*>(slots + std::size_t(2 * b) * BM * BN);
-      float4 x[FIXUP_BATCH];
-#pragma unroll
-      for (int u = 0; u < FIXUP_BATCH; ++u) x[u] = __ldcg(piece + v0 + u * THREADS);
-#pragma unroll
-      for (int u = 0; u < FIXUP_BATCH; ++u) sum[u].x += x[u].x, sum[u].y += x[u].y, sum[u].z += x[u].z, sum[u].w += x[u].w;
-    }
-#pragma unroll
-    for (int u = 0; u < FIXUP_BATCH; ++u) {
-      const int v = v0 + u * THREADS;
-      const int row = at.x * BM + v / (BN / 4), col = at.y * BN + v % (BN / 4) * 4;
-      if (row < p.M && col < p.N) store_sum(p, row, col, sum[u]);
-    }
-  }
-}
-
 template <bool B_ALIGNED>
 __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
-    sgemm_kernel_stream(sgemm::Problem p, int dp_tiles, int sk_tiles, float* slots, unsigned* flags) {
+    sgemm_kernel_stream(sgemm::Problem p, int dp_tiles, int sk_tiles, float* slots) {
   const int k_tiles = sgemm::ceil_div(p.K, TUNE_SPLIT);
   for (int t = blockIdx.x; t < dp_tiles; t += gridDim.x)
     block_gemm<B_ALIGNED, false, true>(p, 0, nullptr, 0, t, 0, k_tiles, nullptr);
   const long long total = static_cast<long long>(sk_tiles) * k_tiles;
   long long it = stream_start(total, blockIdx.x, gridDim.x);
   const long long end = stream_start(total, blockIdx.x + 1, gridDim.x);
-  int fix_tile = -1;  // FIXUP_IN_KERNEL: the tile whose pieces this block adds up, at the end
-  const float* fix_piece = nullptr;
   while (it < end) {
     const int t = static_cast<int>(it / k_tiles), kf = static_cast<int>(it % k_tiles);
     const int kn = static_cast<int>(min(static_cast<long long>(k_tiles - kf), end - it));
     float* piece = kf == 0 && kn == k_tiles ? nullptr
                    : slots + std::size_t(stream_slot(blockIdx.x, t, total, gridDim.x, k_tiles)) * BM * BN;
     block_gemm<B_ALIGNED, false, true>(p, 0, nullptr, 0, dp_tiles + t, kf, kn, piece);
-    if (FIXUP_IN_KERNEL && piece) {
-      if (kf > 0) raise_flag(flags + blockIdx.x);  // a later piece (only a block's first segment starts inside a tile)
-      else fix_tile = t, fix_piece = piece;  // the tile's first piece: its sum comes after the last segment
-    }
     it += kn;
   }
-  if (FIXUP_IN_KERNEL && fix_tile >= 0)  // the later pieces are those of the blocks whose ranges start in the tile
-    fixup_tile(p, dp_tiles + fix_tile, fix_piece, slots, flags, stream_owner(static_cast<long long>(fix_tile + 1) * k_tiles - 1, total, gridDim.x));
-  if constexpr (!FIXUP_IN_KERNEL) launch_dependents();
+  launch_dependents();
 }
 
 // C for the stream-K tiles that were cut into pieces: the pieces added in block order, which
 // is k order, the same on every run; alpha and beta applied. Four columns per thread.
 __global__ void __launch_bounds__(REDUCE_THREADS)
     sgemm_kernel_stream_reduce(sgemm::Problem p, int dp_tiles, int sk_tiles, int blocks, const float* slots) {
-  constexpr int VECTORS = BM * BN / 4;  // float4 outputs of a tile
-  constexpr int CHUNK = REDUCE_THREADS * STREAM_REDUCE_VECTORS;  // of them per block of this kernel
-  const int t = blockIdx.x / (VECTORS / CHUNK), v0 = blockIdx.x % (VECTORS / CHUNK) * CHUNK + threadIdx.x;
-  if (t >= sk_tiles) return;
+  const long long vector = static_cast<long long>(blockIdx.x) * REDUCE_THREADS + threadIdx.x;
+  constexpr int VECTORS = BM * BN / 4;
+  if (vector >= static_cast<long long>(sk_tiles) * VECTORS) return;
+  const int t = static_cast<int>(vector / VECTORS), v = static_cast<int>(vector % VECTORS);
   const int k_tiles = sgemm::ceil_div(p.K, TUNE_SPLIT);
   const long long total = static_cast<long long>(sk_tiles) * k_tiles;
   const int lo = stream_owner(static_cast<long long>(t) * k_tiles, total, blocks);
@@ -564,24 +503,15 @@ __global__ void __launch_bounds__(REDUCE_THREADS)
   if (lo == hi) return;  // one block computed the whole tile and wrote C
   wait_for_producer();
   const int2 at = tile_position(dp_tiles + t, sgemm::ceil_div(p.M, BM), sgemm::ceil_div(p.N, BN));
-  const float4* first = reinterpret_cast<const float4*>(slots + std::size_t(stream_slot(lo, t, total, blocks, k_tiles)) * BM * BN);
-  float4 sum[STREAM_REDUCE_VECTORS];
-#pragma unroll
-  for (int u = 0; u < STREAM_REDUCE_VECTORS; ++u) sum[u] = first[v0 + u * REDUCE_THREADS];
-  for (int b = lo + 1; b <= hi; ++b) {  // the later pieces: block b's range starts in tile t, so its slot is 2b
-    const float4* piece = reinterpret_cast<const float4*>(slots + std::size_t(2 * b) * BM * BN);
-    float4 x[STREAM_REDUCE_VECTORS];
-#pragma unroll
-    for (int u = 0; u < STREAM_REDUCE_VECTORS; ++u) x[u] = piece[v0 + u * REDUCE_THREADS];
-#pragma unroll
-    for (int u = 0; u < STREAM_REDUCE_VECTORS; ++u) sum[u].x += x[u].x, sum[u].y += x[u].y, sum[u].z += x[u].z, sum[u].w += x[u].w;
+  const int r = v / (BN / 4), c = v % (BN / 4) * 4;
+  const int row = at.x * BM + r, col = at.y * BN + c;
+  if (row >= p.M || col >= p.N) return;
+  float4 sum = *reinterpret_cast<const float4*>(slots + std::size_t(stream_slot(lo, t, total, blocks, k_tiles)) * BM * BN + r * BN + c);
+  for (int b = lo + 1; b <= hi; ++b) {
+    const float4 x = *reinterpret_cast<const float4*>(slots + std::size_t(stream_slot(b, t, total, blocks, k_tiles)) * BM * BN + r * BN + c);
+    sum.x += x.x, sum.y += x.y, sum.z += x.z, sum.w += x.w;
   }
-#pragma unroll
-  for (int u = 0; u < STREAM_REDUCE_VECTORS; ++u) {
-    const int v = v0 + u * REDUCE_THREADS;
-    const int row = at.x * BM + v / (BN / 4), col = at.y * BN + v % (BN / 4) * 4;
-    if (row < p.M && col < p.N) store_sum(p, row, col, sum[u]);
-  }
+  store_sum(p, row, col, sum);
 }
 
 // C = alpha * (piece 0 + piece 1 + ... + piece splits-1) + beta * C, four columns of one row
@@ -609,16 +539,10 @@ __global__ void __launch_bounds__(REDUCE_THREADS)
 // more than 230 registers a thread, so registers alone hold each to one block per SM.
 int gpu_slots() {
   static const int slots = [] {
-    int device = 0, sms = 0, split = 0, stream = 0, per_sm = 1 << 30;
+    int device = 0, sms = 0, per_sm = 0;
     CUDA_CHECK(cudaGetDevice(&device));
     CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    for (bool aligned : {false, true}) {  // the fewest of any instance: the stream-K launch needs them all resident
-      CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-          &split, aligned ? sgemm_kernel_split<true> : sgemm_kernel_split<false>, THREADS, SHARED_BYTES_SPLIT));
-      CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-          &stream, aligned ? sgemm_kernel_stream<true> : sgemm_kernel_stream<false>, THREADS, SHARED_BYTES));
-      per_sm = std::min(per_sm, std::min(split, stream));
-    }
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sgemm_kernel_split<false>, THREADS, SHARED_BYTES_SPLIT));
     return sms * std::max(per_sm, 1);
   }();
   return slots;
@@ -686,23 +610,6 @@ float* partials_workspace(std::size_t floats, cudaStream_t stream) {
   return buffer;
 }
 
-// Stream-K's flags, one per block (FIXUP_IN_KERNEL): allocated and lowered once; every
-// launch leaves them lowered, since each flag raised is lowered by the block that waits for it.
-unsigned* piece_flags(int blocks, cudaStream_t stream) {
-  static unsigned* flags = nullptr;
-  static int count = 0;
-  if (blocks > count) {
-    if (flags) {
-      CUDA_CHECK(cudaStreamSynchronize(stream));
-      CUDA_CHECK(cudaFree(flags));
-    }
-    CUDA_CHECK(cudaMalloc(&flags, blocks * sizeof(unsigned)));
-    CUDA_CHECK(cudaMemsetAsync(flags, 0, blocks * sizeof(unsigned), stream));
-    count = blocks;
-  }
-  return flags;
-}
-
 // A reduction kernel over `vectors` float4 outputs, REDUCE_THREADS a block, launched as a
 // programmatic dependent launch (OVERLAP_REDUCE) where it waits for the kernel before it.
 template <class... Params, class... Args>
@@ -736,24 +643,9 @@ void launch_kernels(const sgemm::Problem& p, cudaStream_t stream) {
     const int blocks = gpu_slots(), dp_tiles = tiles - sk_tiles;
     CUDA_CHECK(cudaFuncSetAttribute(sgemm_kernel_stream<B_ALIGNED>, cudaFuncAttributeMaxDynamicSharedMemorySize, SHARED_BYTES));
     float* slots = partials_workspace(std::size_t(2) * blocks * BM * BN, stream);
-    if constexpr (FIXUP_IN_KERNEL) {  // every block resident at once: a block waits for others' pieces
-      cudaLaunchConfig_t config = {};
-      config.gridDim = dim3(blocks);
-      config.blockDim = block;
-      config.dynamicSmemBytes = SHARED_BYTES;
-      config.stream = stream;
-      cudaLaunchAttribute cooperative = {};
-      cooperative.id = cudaLaunchAttributeCooperative;
-      cooperative.val.cooperative = 1;
-      config.attrs = &cooperative;
-      config.numAttrs = 1;
-      CUDA_CHECK(cudaLaunchKernelEx(&config, sgemm_kernel_stream<B_ALIGNED>, p, dp_tiles, sk_tiles, slots, piece_flags(blocks, stream)));
-    } else {
-      sgemm_kernel_stream<B_ALIGNED><<<blocks, block, SHARED_BYTES, stream>>>(p, dp_tiles, sk_tiles, slots, nullptr);
-    }
-    if constexpr (!FIXUP_IN_KERNEL)
-      launch_reduction(sgemm_kernel_stream_reduce, static_cast<long long>(sk_tiles) * (BM * BN / 4 / STREAM_REDUCE_VECTORS), stream, p,
-                       dp_tiles, sk_tiles, blocks, static_cast<const float*>(slots));
+    sgemm_kernel_stream<B_ALIGNED><<<blocks, block, SHARED_BYTES, stream>>>(p, dp_tiles, sk_tiles, slots);
+    launch_reduction(sgemm_kernel_stream_reduce, static_cast<long long>(sk_tiles) * (BM * BN / 4), stream, p, dp_tiles, sk_tiles,
+                     blocks, static_cast<const float*>(slots));
     return;
   }
   if (splits == 1) {
