@@ -55,9 +55,6 @@ constexpr int MAX_SPLITS = 64;        // most pieces K is split into
 constexpr int MIN_SPLIT_K_TILES = 4;  // fewest k tiles in a piece: its pipeline has to fill and drain
 constexpr int MIN_GAIN_PERCENT = 10;  // more pieces must cut the estimated time by this much
 constexpr int REDUCE_THREADS = 256;   // threads per block of the reduction kernel
-constexpr int SPLIT_REDUCE_BLOCKS_PER_SM = 0;  // 0: one thread per float4; else a grid of this many blocks per SM, each thread striding
-constexpr int SPLIT_REDUCE_BATCH = 4;  // float4 outputs a striding thread sums at once
-constexpr int SPLIT_REDUCE_MIN_BLOCKS = 1;  // __launch_bounds__'s blocks per SM for the split reduction (caps its registers)
 
 constexpr int THREADS = THREADS_X * THREADS_Y;
 constexpr int BM = THREADS_Y * THREAD_TILE_Y;  // rows of C per block
@@ -520,50 +517,21 @@ __global__ void __launch_bounds__(REDUCE_THREADS)
 // C = alpha * (piece 0 + piece 1 + ... + piece splits-1) + beta * C, four columns of one row
 // per thread. The pieces are added in the same order on every run, so the result has the
 // same bits every time (float atomics would add them in whatever order the blocks finish).
-__global__ void __launch_bounds__(REDUCE_THREADS, SPLIT_REDUCE_MIN_BLOCKS)
+__global__ void __launch_bounds__(REDUCE_THREADS)
     sgemm_kernel_split_reduce(sgemm::Problem p, int splits, const float* partials, int ld_partials) {
   const int vectors_per_row = ld_partials / 4;
+  const long long vector = static_cast<long long>(blockIdx.x) * REDUCE_THREADS + threadIdx.x;
+  if (vector >= static_cast<long long>(p.M) * vectors_per_row) return;
+  wait_for_producer();  // the split kernel's partial sums are all written
+  const int row = static_cast<int>(vector / vectors_per_row), col = static_cast<int>(vector % vectors_per_row) * 4;
   const std::size_t slice_floats = std::size_t(p.M) * ld_partials;
-  if constexpr (SPLIT_REDUCE_BLOCKS_PER_SM == 0) {
-    const long long vector = static_cast<long long>(blockIdx.x) * REDUCE_THREADS + threadIdx.x;
-    if (vector >= static_cast<long long>(p.M) * vectors_per_row) return;
-    wait_for_producer();  // the split kernel's partial sums are all written
-    const int row = static_cast<int>(vector / vectors_per_row), col = static_cast<int>(vector % vectors_per_row) * 4;
-    const float* piece = partials + std::size_t(row) * ld_partials + col;
-    float4 sum = *reinterpret_cast<const float4*>(piece);
-    for (int z = 1; z < splits; ++z) {
-      const float4 v = *reinterpret_cast<const float4*>(piece + z * slice_floats);
-      sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
-    }
-    store_sum(p, row, col, sum);
-  } else {
-    const long long vectors = static_cast<long long>(p.M) * vectors_per_row;
-    const long long stride = static_cast<long long>(gridDim.x) * REDUCE_THREADS;
-    wait_for_producer();
-    for (long long v0 = static_cast<long long>(blockIdx.x) * REDUCE_THREADS + threadIdx.x; v0 < vectors;
-         v0 += stride * SPLIT_REDUCE_BATCH) {
-      const float* piece[SPLIT_REDUCE_BATCH];
-      float4 sum[SPLIT_REDUCE_BATCH];
-      int row[SPLIT_REDUCE_BATCH], col[SPLIT_REDUCE_BATCH];
-#pragma unroll
-      for (int u = 0; u < SPLIT_REDUCE_BATCH; ++u) {
-        const long long v = min(v0 + u * stride, vectors - 1);  // past the end: a repeat of the last, not stored
-        row[u] = static_cast<int>(v / vectors_per_row), col[u] = static_cast<int>(v % vectors_per_row) * 4;
-        piece[u] = partials + std::size_t(row[u]) * ld_partials + col[u];
-        sum[u] = *reinterpret_cast<const float4*>(piece[u]);
-      }
-      for (int z = 1; z < splits; ++z) {
-        float4 x[SPLIT_REDUCE_BATCH];
-#pragma unroll
-        for (int u = 0; u < SPLIT_REDUCE_BATCH; ++u) x[u] = *reinterpret_cast<const float4*>(piece[u] + z * slice_floats);
-#pragma unroll
-        for (int u = 0; u < SPLIT_REDUCE_BATCH; ++u) sum[u].x += x[u].x, sum[u].y += x[u].y, sum[u].z += x[u].z, sum[u].w += x[u].w;
-      }
-#pragma unroll
-      for (int u = 0; u < SPLIT_REDUCE_BATCH; ++u)
-        if (v0 + u * stride < vectors) store_sum(p, row[u], col[u], sum[u]);
-    }
+  const float* piece = partials + std::size_t(row) * ld_partials + col;
+  float4 sum = *reinterpret_cast<const float4*>(piece);
+  for (int z = 1; z < splits; ++z) {
+    const float4 v = *reinterpret_cast<const float4*>(piece + z * slice_floats);
+    sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
   }
+  store_sum(p, row, col, sum);
 }
 
 // Blocks the whole GPU runs at once: SMs x blocks per SM (one on an H100 at this tile),
@@ -687,11 +655,8 @@ void launch_kernels(const sgemm::Problem& p, cudaStream_t stream) {
   const int ld_partials = sgemm::ceil_div(p.N, 4) * 4;
   float* partials = partials_workspace(std::size_t(splits) * p.M * ld_partials, stream);
   sgemm_kernel_split<B_ALIGNED><<<dim3(grid.x, grid.y, splits), block, SHARED_BYTES_SPLIT, stream>>>(p, k_tiles_per_split, partials, ld_partials);
-  const long long vectors = static_cast<long long>(p.M) * (ld_partials / 4);
-  launch_reduction(sgemm_kernel_split_reduce,
-                   SPLIT_REDUCE_BLOCKS_PER_SM == 0 ? vectors
-                                                   : std::min(vectors, static_cast<long long>(gpu_slots()) * SPLIT_REDUCE_BLOCKS_PER_SM * REDUCE_THREADS),
-                   stream, p, splits, static_cast<const float*>(partials), ld_partials);
+  launch_reduction(sgemm_kernel_split_reduce, static_cast<long long>(p.M) * (ld_partials / 4), stream, p, splits,
+                   static_cast<const float*>(partials), ld_partials);
 }
 
 // ALIGNED_KERNELS: B 16-byte aligned, as the vector copies need it (its start, and every
