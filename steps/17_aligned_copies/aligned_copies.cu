@@ -50,9 +50,6 @@ constexpr bool EARLY_SYNC_STREAM = true;  // EARLY_SYNC in the stream-K kernel
 constexpr bool FFMA_BY_COLUMN_STREAM = true;  // FFMA_BY_COLUMN in the stream-K kernel
 constexpr int STREAM_FULL_WAVES = 0;  // whole waves of tiles added to the partial last one in stream-K's share
 constexpr bool STREAM_SPLIT_SHAPES = false;  // where K would be split: stream-K over all the tiles instead
-constexpr bool STREAM_FIRST = true;  // stream-K's iterations first, then the whole tiles in a second launch, with stream-K's reduction beside them
-constexpr int BESIDE_REDUCE_THREADS = 32;  // threads per block of that reduction, at most 64 registers each: fits in the 4,096 a block of the whole tiles leaves free
-constexpr bool SKIP_BESIDE = false;  // experiment: the reduction's launch left out (wrong results)
 constexpr int TILE_GROUP = 0;  // the stream-K kernel's tile order: groups of this many tile rows (0: column by column)
 constexpr int MAX_SPLITS = 64;        // most pieces K is split into
 constexpr int MIN_SPLIT_K_TILES = 4;  // fewest k tiles in a piece: its pipeline has to fill and drain
@@ -491,41 +488,6 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
   launch_dependents();
 }
 
-// STREAM_FIRST: the two parts of sgemm_kernel_stream as kernels of their own, so that the
-// shipped kernel's code is not touched. The stream-K iterations alone (tile numbers from
-// dp_tiles, as there), each block counting itself in at sk_done once its pieces are stored;
-// then the whole tiles alone, a launch that lets the next one start at once and ends only
-// after the one before it.
-template <bool B_ALIGNED>
-__global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
-    sgemm_kernel_stream_only(sgemm::Problem p, int dp_tiles, int sk_tiles, float* slots, unsigned* sk_done) {
-  launch_dependents();  // the whole tiles' launch does not read what this one writes
-  const int k_tiles = sgemm::ceil_div(p.K, TUNE_SPLIT);
-  const long long total = static_cast<long long>(sk_tiles) * k_tiles;
-  long long it = stream_start(total, blockIdx.x, gridDim.x);
-  const long long end = stream_start(total, blockIdx.x + 1, gridDim.x);
-  while (it < end) {
-    const int t = static_cast<int>(it / k_tiles), kf = static_cast<int>(it % k_tiles);
-    const int kn = static_cast<int>(min(static_cast<long long>(k_tiles - kf), end - it));
-    float* piece = kf == 0 && kn == k_tiles ? nullptr
-                   : slots + std::size_t(stream_slot(blockIdx.x, t, total, gridDim.x, k_tiles)) * BM * BN;
-    block_gemm<B_ALIGNED, false, true>(p, 0, nullptr, 0, dp_tiles + t, kf, kn, piece);
-    it += kn;
-  }
-  __threadfence();
-  __syncthreads();
-  if (threadIdx.x == 0 && threadIdx.y == 0) atomicAdd(sk_done, 1u);
-}
-
-template <bool B_ALIGNED>
-__global__ void __launch_bounds__(THREADS, MIN_BLOCKS) sgemm_kernel_whole_tiles(sgemm::Problem p, int tiles) {
-  launch_dependents();  // the reduction beside these blocks
-  const int k_tiles = sgemm::ceil_div(p.K, TUNE_SPLIT);
-  for (int t = blockIdx.x; t < tiles; t += gridDim.x)
-    block_gemm<B_ALIGNED, false, true>(p, 0, nullptr, 0, t, 0, k_tiles, nullptr);
-  wait_for_producer();  // this launch ends after the one before it
-}
-
 // C for the stream-K tiles that were cut into pieces: the pieces added in block order, which
 // is k order, the same on every run; alpha and beta applied. Four columns per thread.
 __global__ void __launch_bounds__(REDUCE_THREADS)
@@ -550,43 +512,6 @@ __global__ void __launch_bounds__(REDUCE_THREADS)
     sum.x += x.x, sum.y += x.y, sum.z += x.z, sum.w += x.w;
   }
   store_sum(p, row, col, sum);
-}
-
-// STREAM_FIRST: sgemm_kernel_stream_reduce's sums, from blocks that run beside the whole tiles'
-// blocks (BESIDE_REDUCE_THREADS threads of at most 64 registers fit beside one of those).
-// It is launched after them, so it waits for the stream-K launch's blocks by their count in
-// sk_done reaching `target`, not by griddepcontrol.wait; one cut tile per block at a time.
-__global__ void __maxnreg__(64)
-    sgemm_kernel_stream_reduce_beside(sgemm::Problem p, int dp_tiles, int sk_tiles, int blocks, const float* slots,
-                                      const unsigned* sk_done, unsigned target) {
-  if (threadIdx.x == 0) {
-    unsigned done = 0;
-    do asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n" : "=r"(done) : "l"(sk_done) : "memory");
-    while (static_cast<int>(done - target) < 0);
-  }
-  __syncthreads();
-  const int k_tiles = sgemm::ceil_div(p.K, TUNE_SPLIT);
-  const long long total = static_cast<long long>(sk_tiles) * k_tiles;
-  constexpr int VECTORS = BM * BN / 4;
-  for (int t = blockIdx.x; t < sk_tiles; t += gridDim.x) {
-    const int lo = stream_owner(static_cast<long long>(t) * k_tiles, total, blocks);
-    const int hi = stream_owner(static_cast<long long>(t + 1) * k_tiles - 1, total, blocks);
-    if (lo == hi) continue;  // one block computed the whole tile and wrote C
-    const int2 at = tile_position(dp_tiles + t, sgemm::ceil_div(p.M, BM), sgemm::ceil_div(p.N, BN));
-    const float4* first = reinterpret_cast<const float4*>(slots + std::size_t(stream_slot(lo, t, total, blocks, k_tiles)) * BM * BN);
-#pragma unroll 2
-    for (int v = threadIdx.x; v < VECTORS; v += BESIDE_REDUCE_THREADS) {
-      const int row = at.x * BM + v / (BN / 4), col = at.y * BN + v % (BN / 4) * 4;
-      if (row >= p.M || col >= p.N) continue;
-      float4 sum = __ldcg(first + v);
-      for (int b = lo + 1; b <= hi; ++b) {  // block b's range starts in tile t: its slot is 2b
-        const float4 x = __ldcg(reinterpret_cast<const float4*>(slots + std::size_t(2 * b) * BM * BN) + v);
-        sum.x += x.x, sum.y += x.y, sum.z += x.z, sum.w += x.w;
-      }
-      store_sum(p, row, col, sum);
-    }
-  }
-  wait_for_producer();  // this launch ends after the whole tiles' launch before it
 }
 
 // C = alpha * (piece 0 + piece 1 + ... + piece splits-1) + beta * C, four columns of one row
@@ -685,37 +610,6 @@ float* partials_workspace(std::size_t floats, cudaStream_t stream) {
   return buffer;
 }
 
-// STREAM_FIRST: the count of stream-K blocks done, zeroed once and only ever added to, and the
-// count it will have reached when this call's stream-K launch is done.
-unsigned* stream_blocks_done(int blocks, unsigned& target) {
-  static unsigned* done = nullptr;
-  static unsigned launched = 0;
-  if (!done) {
-    CUDA_CHECK(cudaMalloc(&done, sizeof(unsigned)));
-    CUDA_CHECK(cudaMemset(done, 0, sizeof(unsigned)));
-  }
-  launched += static_cast<unsigned>(blocks);
-  target = launched;
-  return done;
-}
-
-// A launch with programmatic stream serialization (OVERLAP_REDUCE): it may start before the
-// kernel before it ends.
-template <class... Params, class... Args>
-void launch_overlapped(void (*kernel)(Params...), dim3 grid, dim3 block, int shared_bytes, cudaStream_t stream, Args... args) {
-  cudaLaunchConfig_t config = {};
-  config.gridDim = grid;
-  config.blockDim = block;
-  config.dynamicSmemBytes = shared_bytes;
-  config.stream = stream;
-  cudaLaunchAttribute overlap = {};
-  overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  overlap.val.programmaticStreamSerializationAllowed = OVERLAP_REDUCE ? 1 : 0;
-  config.attrs = &overlap;
-  config.numAttrs = 1;
-  CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, args...));
-}
-
 // A reduction kernel over `vectors` float4 outputs, REDUCE_THREADS a block, launched as a
 // programmatic dependent launch (OVERLAP_REDUCE) where it waits for the kernel before it.
 template <class... Params, class... Args>
@@ -749,18 +643,6 @@ void launch_kernels(const sgemm::Problem& p, cudaStream_t stream) {
     const int blocks = gpu_slots(), dp_tiles = tiles - sk_tiles;
     CUDA_CHECK(cudaFuncSetAttribute(sgemm_kernel_stream<B_ALIGNED>, cudaFuncAttributeMaxDynamicSharedMemorySize, SHARED_BYTES));
     float* slots = partials_workspace(std::size_t(2) * blocks * BM * BN, stream);
-    if constexpr (STREAM_FIRST) {  // stream-K's iterations; the whole tiles, beside them the reduction
-      unsigned target = 0;
-      unsigned* done = stream_blocks_done(blocks, target);
-      CUDA_CHECK(cudaFuncSetAttribute(sgemm_kernel_stream_only<B_ALIGNED>, cudaFuncAttributeMaxDynamicSharedMemorySize, SHARED_BYTES));
-      CUDA_CHECK(cudaFuncSetAttribute(sgemm_kernel_whole_tiles<B_ALIGNED>, cudaFuncAttributeMaxDynamicSharedMemorySize, SHARED_BYTES));
-      sgemm_kernel_stream_only<B_ALIGNED><<<blocks, block, SHARED_BYTES, stream>>>(p, dp_tiles, sk_tiles, slots, done);
-      if (dp_tiles > 0)
-        launch_overlapped(sgemm_kernel_whole_tiles<B_ALIGNED>, dim3(std::min(blocks, dp_tiles)), block, SHARED_BYTES, stream, p, dp_tiles);
-      if (!SKIP_BESIDE) launch_overlapped(sgemm_kernel_stream_reduce_beside, dim3(std::min(blocks, sk_tiles)), dim3(BESIDE_REDUCE_THREADS), 0, stream, p,
-                        dp_tiles, sk_tiles, blocks, static_cast<const float*>(slots), static_cast<const unsigned*>(done), target);
-      return;
-    }
     sgemm_kernel_stream<B_ALIGNED><<<blocks, block, SHARED_BYTES, stream>>>(p, dp_tiles, sk_tiles, slots);
     launch_reduction(sgemm_kernel_stream_reduce, static_cast<long long>(sk_tiles) * (BM * BN / 4), stream, p, dp_tiles, sk_tiles,
                      blocks, static_cast<const float*>(slots));
