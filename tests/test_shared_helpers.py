@@ -39,13 +39,13 @@ CHANGED = {
     ("17_aligned_copies", "sgemm_kernel_stream"): "a template on B_ALIGNED",
     ("17_aligned_copies", "gpu_slots"): "the occupancy of one instance, sgemm_kernel_split<false> (both have one block per SM)",
     ("17_aligned_copies", "launch"): "launch picks the kernels for B's alignment; launch_kernels<B_ALIGNED> is step 16's launch",
-    ("18_tf32x3_mma", "copy_tile_elements"): "A is copied untransposed, in 16-byte vectors like B: the mma reads A's rows along k",
-    ("18_tf32x3_mma", "copy_tile"): "the tiles keep A untransposed ([BM][TUNE_SPLIT])",
-    ("18_tf32x3_mma", "load_fragments"): "fragments in the mma.sync m16n8k8 layout, A and B both",
-    ("18_tf32x3_mma", "launch"): "one 1-D block of warps, each a 64 x 32 tile of C",
-    ("19_tf32x3_wgmma", "store_c"): "64-bit row offsets into C (the step has no at())",
-    ("19_tf32x3_wgmma", "launch"): "TMA tensor maps of A and B; one block per tile, in groups of block rows",
-    ("19_tf32x3_wgmma", "main"): "run_step(..., 90): the sm_90a kernel runs on compute capability 9.0 only",
+    ("19_tf32x3_mma", "copy_tile_elements"): "A is copied untransposed, in 16-byte vectors like B: the mma reads A's rows along k",
+    ("19_tf32x3_mma", "copy_tile"): "the tiles keep A untransposed ([BM][TUNE_SPLIT])",
+    ("19_tf32x3_mma", "load_fragments"): "fragments in the mma.sync m16n8k8 layout, A and B both",
+    ("19_tf32x3_mma", "launch"): "one 1-D block of warps, each a 64 x 32 tile of C",
+    ("20_tf32x3_wgmma", "store_c"): "64-bit row offsets into C (the step has no at())",
+    ("20_tf32x3_wgmma", "launch"): "TMA tensor maps of A and B; one block per tile, in groups of block rows",
+    ("20_tf32x3_wgmma", "main"): "run_step(..., 90): the sm_90a kernel runs on compute capability 9.0 only",
 }
 IGNORED = {"sgemm_kernel"}  # the idea itself
 FIRST_KERNEL_STEP = "01_initial"  # step 00 calls cuBLAS: nothing of it is shared
