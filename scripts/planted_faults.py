@@ -157,6 +157,11 @@ FAULTS = [
     ("aligned-B kernels launched for an unaligned B", "17_aligned_copies",
      [("if (ALIGNED_KERNELS && b_aligned)", "if (ALIGNED_KERNELS)")],
      [("--check --sizes 129x127x65,300x300x100 --alpha 1.5 --beta 0.5 --ld-pad 3,5,1", "cuda")]),
+    # Step 18's reduction beside the whole tiles writing its sums to the first tiles, not to
+    # the cut ones after the whole tiles: those stay unwritten (and whole tiles are overwritten).
+    ("stream-K first: the reduction's sums written to the wrong tiles", "18_stream_k_first",
+     [("    const int2 at = tile_position(dp_tiles + t,", "    const int2 at = tile_position(t,")],
+     [("--check --sizes 2305x2564x40,2000x4000x333 --alpha 1.5 --beta 0.5", "check")]),
     # The 3xTF32 steps and IEEE special values (--specials: Inf, NaN, values rounding past
     # FLT_MAX, TF32-exact partners of an infinity). K >= 8 everywhere: below that step 19
     # multiplies in FP32 and has no split to get wrong.
