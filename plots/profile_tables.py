@@ -16,7 +16,8 @@ NCU_CAPTION = ("_Nsight Compute, kernel KERNEL at M=N=K=4096, one launch. Each f
 # The kernel a step's profile row measures: the step's own, or for 00_cublas the one cuBLAS picks.
 KERNEL_NAMES = {"00_cublas": "cuBLAS's own (the one it picks for the shape; named on the page)",
                 "16_stream_k": "`sgemm_kernel_stream`",
-                "17_aligned_copies": "`sgemm_kernel_stream<true>`"}
+                "17_aligned_copies": "`sgemm_kernel_stream<true>`",
+                "18_stream_k_first": "`sgemm_kernel_whole_tiles<true>`"}
 # Steps whose binary holds none of the measured kernel's SASS (cuBLAS's lives in its library).
 NO_SASS = {"00_cublas"}
 DEFAULT_KERNEL = "`sgemm_kernel`"
