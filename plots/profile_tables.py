@@ -17,7 +17,7 @@ NCU_CAPTION = ("_Nsight Compute, kernel KERNEL at M=N=K=4096, one launch. Each f
 KERNEL_NAMES = {"00_cublas": "cuBLAS's own (the one it picks for the shape; named on the page)",
                 "16_stream_k": "`sgemm_kernel_stream`",
                 "17_aligned_copies": "`sgemm_kernel_stream<true>`",
-                "18_stream_k_first": "`sgemm_kernel_whole_tiles<true>`"}
+                "18_stream_k_first": "`sgemm_kernel_whole_tiles<true>` (the whole tiles only: 396 of 512 at 4096^3)"}
 # Steps whose binary holds none of the measured kernel's SASS (cuBLAS's lives in its library).
 NO_SASS = {"00_cublas"}
 DEFAULT_KERNEL = "`sgemm_kernel`"
@@ -84,7 +84,8 @@ def profile_summary_section(profiles: list[GpuProfiles], steps: list[str]) -> st
             cells = gpu.ncu_cells(step)
             body.append([step] + [cells[label] if cells else NO_VALUE
                                   for label in SUMMARY_METRICS])
-        blocks.append("\n\n".join([f"### {gpu.name}", _caption(NCU_CAPTION.replace("KERNEL", f"{DEFAULT_KERNEL} (00_cublas: cuBLAS's own, named on its page)"), ""),
+        blocks.append("\n\n".join([f"### {gpu.name}", _caption(NCU_CAPTION.replace("KERNEL", f"{DEFAULT_KERNEL}, except: " + "; ".join(
+                                       f"{step}: {KERNEL_NAMES[step]}" for step in sorted(KERNEL_NAMES, key=step_sort_key))), ""),
                                    md_table(["step", *SUMMARY_HEADERS], body),
                                    f"{NO_VALUE} = no profile recorded for that step."]))
     return "\n\n".join(blocks)

@@ -4,9 +4,10 @@
 //         whole tiles follow in a second (sgemm_kernel_whole_tiles), and the reduction of the
 //         cut tiles in a third (sgemm_kernel_stream_reduce_beside), whose small blocks run on
 //         the SMs beside the whole tiles' blocks instead of after them. The second and third
-//         are programmatic dependent launches that start at once: the whole tiles do not read
-//         what stream-K writes, and the reduction waits for stream-K's blocks by a counter
-//         they add to as they finish (STREAM_FIRST; false: step 17's launches).
+//         are programmatic dependent launches: the whole tiles' blocks start as stream-K's
+//         leave (they do not read what stream-K writes), the reduction's once all of those
+//         run, and it waits for stream-K's blocks by a counter they add to as they finish
+//         (STREAM_FIRST; false, or where the launches cannot overlap: step 17's launches).
 // Why:    in step 17 the one stream-K kernel does its whole tiles first and its stream-K
 //         iterations last, so the reduction of the cut tiles is the last thing the GPU does:
 //         16.6 us of 2.76 ms at 4096^3, all of it on the critical path. Done first, the cut
@@ -89,7 +90,8 @@ static_assert(MAX_SPLITS >= 1 && MIN_SPLIT_K_TILES >= 1 && MIN_GAIN_PERCENT >= 0
 static_assert(REDUCE_THREADS % 32 == 0 && REDUCE_THREADS <= 1024, "the reduction's blocks are whole warps");
 static_assert(BESIDE_REDUCE_THREADS % 32 == 0 && BESIDE_REDUCE_THREADS * BESIDE_REDUCE_REGISTERS <= 4096,
               "a reduction block beside the whole tiles is whole warps and fits the registers a block of "
-              "whole tiles leaves free (it takes at most 240 x 256 of the SM's 65,536)");
+              "step 17's stream-K kernel leaves free (240 x 256 of the SM's 65,536); the launch checks the "
+              "whole tiles' kernel as compiled (beside_fits)");
 static_assert(BN % 4 == 0 && THREAD_TILE_X % 4 == 0,
               "partial sums are stored as float4: the block's columns start at multiples of 4");
 static_assert(STAGES >= 2 && STAGES <= 4 && STAGES_SPLIT >= 2 && STAGES_SPLIT <= 4, "one stage is read while the others fill; past 4 the shared memory buys nothing");
@@ -256,7 +258,7 @@ __device__ __forceinline__ void load_fragments(float (&a_frag)[THREAD_TILE_Y], f
 // hardware can keep in its operand reuse cache instead of reading it from the register file
 // again; row by row they share a. The compiler schedules and allocates registers from this
 // order, and column by column comes out faster on the H100 (see step 14's page), except in
-// the split kernel (FFMA_BY_COLUMN_SPLIT; see this step's page).
+// the split kernel (FFMA_BY_COLUMN_SPLIT; see step 17's page).
 template <bool BY_COLUMN>
 __device__ __forceinline__ void outer_product(float (&acc)[THREAD_TILE_Y][THREAD_TILE_X],
                                               const float (&a)[THREAD_TILE_Y], const float (&b)[THREAD_TILE_X]) {
@@ -276,7 +278,9 @@ __device__ __forceinline__ void outer_product(float (&acc)[THREAD_TILE_Y][THREAD
 // Programmatic dependent launch (sm_90): the split kernel lets the reduction's launch begin
 // once every block has finished its k loop (launch_dependents), and the reduction waits for
 // the whole split kernel to finish, its stores visible, before it reads a partial sum
-// (wait_for_producer). Only the launch overlaps; the data dependence is kept.
+// (wait_for_producer). Only the launch overlaps; the data dependence is kept. STREAM_FIRST's
+// kernels let the next launch begin at their start, and end only after the launch before
+// them (wait_for_producer at their end).
 __device__ __forceinline__ void launch_dependents() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   if constexpr (OVERLAP_REDUCE) asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
@@ -435,7 +439,7 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) sgemm_kernel(sgemm::Probl
 // The split kernel's registers are capped by __maxnreg__ (CUDA 12.4 and newer) rather than by
 // __launch_bounds__ (the two cannot be combined): left to itself the compiler takes 251, and
 // at the cap of 240 it schedules the k loop differently, a little faster at the split shapes
-// on the H100 (this step's page). The cap moves the schedule, not the spills: there are none.
+// on the H100 (step 17's page). The cap moves the schedule, not the spills: there are none.
 template <bool B_ALIGNED>
 __global__ void __maxnreg__(MAX_REGISTERS_SPLIT)
     sgemm_kernel_split(sgemm::Problem p, int k_tiles_per_split, float* partials, int ld_partials) {
@@ -496,8 +500,8 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
 }
 
 // STREAM_FIRST: sgemm_kernel_stream's two loops as kernels of their own (step 17's kernel,
-// compiled for STREAM_FIRST = false, is left as it was: this kernel's speed moves with any
-// code added to it, see the page). First the stream-K iterations alone, tiles numbered from
+// launched where STREAM_FIRST is false or cannot be had, is left as it was: its speed moves
+// with any code added to it, see the page). First the stream-K iterations alone, tiles numbered from
 // dp_tiles as there; each block, once its pieces are stored, counts itself in at sk_done for
 // the reduction. The launch after it may start at once.
 template <bool B_ALIGNED>
@@ -619,7 +623,7 @@ __global__ void __launch_bounds__(REDUCE_THREADS)
 
 // Blocks the whole GPU runs at once: SMs x blocks per SM (one on an H100 at this tile),
 // asked for the split kernel with its shared memory. Every GEMM kernel of the step needs
-// more than 230 registers a thread, so registers alone hold each to one block per SM.
+// more than 220 registers a thread, so registers alone hold each to one block per SM.
 int gpu_slots() {
   static const int slots = [] {
     int device = 0, sms = 0, per_sm = 0;
@@ -694,7 +698,9 @@ float* partials_workspace(std::size_t floats, cudaStream_t stream) {
 }
 
 // STREAM_FIRST: the count of stream-K blocks done, zeroed once and only ever added to, and the
-// count it will have reached when this call's stream-K launch is done.
+// count it will have reached when this call's stream-K launch is done. Like the workspace, it
+// assumes one device and calls on one stream, one after another (not captured in a CUDA graph,
+// whose replays would all wait for the count of the capture).
 unsigned* stream_blocks_done(int blocks, unsigned& target) {
   static unsigned* done = nullptr;
   static unsigned launched = 0;
@@ -724,6 +730,27 @@ void launch_overlapped(void (*kernel)(Params...), dim3 grid, dim3 block, int sha
   CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, args...));
 }
 
+// STREAM_FIRST's order pays only where its launches overlap: programmatic launches
+// (OVERLAP_REDUCE), kernels compiled with griddepcontrol, and a reduction block that fits in
+// the registers a block of whole tiles leaves free on an SM (registers are allocated to a
+// thread in steps of 8). Otherwise the reduction's small blocks would run after the whole
+// tiles, far slower than step 17's reduction, so step 17's launches are taken instead.
+template <bool B_ALIGNED>
+bool beside_fits() {
+  static const bool fits = [] {
+    int device = 0, sm_registers = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&sm_registers, cudaDevAttrMaxRegistersPerMultiprocessor, device));
+    cudaFuncAttributes tiles = {}, reduce = {};
+    CUDA_CHECK(cudaFuncGetAttributes(&tiles, sgemm_kernel_whole_tiles<B_ALIGNED>));
+    CUDA_CHECK(cudaFuncGetAttributes(&reduce, sgemm_kernel_stream_reduce_beside));
+    auto allocated = [](int registers, int threads) { return (registers + 7) / 8 * 8 * threads; };
+    return OVERLAP_REDUCE && waits_for_producer(sgemm_kernel_stream_reduce_beside) &&
+           allocated(tiles.numRegs, THREADS) + allocated(reduce.numRegs, BESIDE_REDUCE_THREADS) <= sm_registers;
+  }();
+  return fits;
+}
+
 // A reduction kernel over `vectors` float4 outputs, REDUCE_THREADS a block, overlapping the
 // kernel before it, whose end it waits for.
 template <class... Params, class... Args>
@@ -749,7 +776,7 @@ void launch_kernels(const sgemm::Problem& p, cudaStream_t stream) {
     const int blocks = gpu_slots(), dp_tiles = tiles - sk_tiles;
     CUDA_CHECK(cudaFuncSetAttribute(sgemm_kernel_stream<B_ALIGNED>, cudaFuncAttributeMaxDynamicSharedMemorySize, SHARED_BYTES));
     float* slots = partials_workspace(std::size_t(2) * blocks * BM * BN, stream);
-    if constexpr (STREAM_FIRST) {  // stream-K's iterations; then the whole tiles, and beside them the reduction
+    if (STREAM_FIRST && beside_fits<B_ALIGNED>()) {  // stream-K's iterations; then the whole tiles, and beside them the reduction
       unsigned target = 0;
       unsigned* done = stream_blocks_done(blocks, target);
       CUDA_CHECK(cudaFuncSetAttribute(sgemm_kernel_stream_only<B_ALIGNED>, cudaFuncAttributeMaxDynamicSharedMemorySize, SHARED_BYTES));
