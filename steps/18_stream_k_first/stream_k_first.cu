@@ -501,9 +501,9 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
 
 // STREAM_FIRST: sgemm_kernel_stream's two loops as kernels of their own (step 17's kernel,
 // launched where STREAM_FIRST is false or cannot be had, is left as it was: its speed moves
-// with any code added to it, see the page). First the stream-K iterations alone, tiles numbered from
-// dp_tiles as there; each block, once its pieces are stored, counts itself in at sk_done for
-// the reduction. The launch after it may start at once.
+// with any code added to it, see the page). First the stream-K iterations alone, tiles
+// numbered from dp_tiles as there; each block, once its pieces are stored, counts itself in
+// at sk_done for the reduction. The launch after it may start at once.
 template <bool B_ALIGNED>
 __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     sgemm_kernel_stream_only(sgemm::Problem p, int dp_tiles, int sk_tiles, float* slots, unsigned* sk_done) {
@@ -526,8 +526,9 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
 }
 
 // Then the whole tiles, tiles [0, tiles) dealt round robin, as sgemm_kernel_stream's first
-// loop deals them. The reduction's launch after it may start at once; this one ends only after
-// the launch before it (griddepcontrol.wait), so that the stream's order holds.
+// loop deals them. The reduction's launch after it may start once all its blocks run; this
+// one ends only after the launch before it (griddepcontrol.wait), so that the stream's order
+// holds.
 template <bool B_ALIGNED>
 __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) sgemm_kernel_whole_tiles(sgemm::Problem p, int tiles) {
   launch_dependents();  // the reduction beside these blocks
