@@ -162,13 +162,19 @@ FAULTS = [
     ("stream-K first: the reduction's sums written to the wrong tiles", "18_stream_k_first",
      [("    const int2 at = tile_position(dp_tiles + t,", "    const int2 at = tile_position(t,")],
      [("--check --sizes 2305x2564x40,2000x4000x333 --alpha 1.5 --beta 0.5", "check")]),
+    # Step 19's grid launched with choose_splits's count of pieces, not the count for the
+    # shorter pieces piece_length picked: the short last piece of every tile is never computed.
+    ("short last piece: never launched", "19_short_last_piece",
+     [("  const int splits = sgemm::ceil_div(k_tiles, k_tiles_per_split);  // no piece left empty",
+       "  const int splits = choose_splits(p, grid.x * grid.y);")],
+     [("--check --sizes 513x513x2408,1000x257x2593 --alpha 1.5 --beta 0.5", "check")]),
     # The 3xTF32 steps and IEEE special values (--specials: Inf, NaN, values rounding past
-    # FLT_MAX, TF32-exact partners of an infinity). K >= 8 everywhere: below that step 19
+    # FLT_MAX, TF32-exact partners of an infinity). K >= 8 everywhere: below that step 20
     # multiplies in FP32 and has no split to get wrong.
-    ("3xTF32: the fast split's Inf - Inf = NaN kept (no careful redo)", "19_tf32x3_mma",
+    ("3xTF32: the fast split's Inf - Inf = NaN kept (no careful redo)", "20_tf32x3_mma",
      [("if (__syncthreads_or(nan)) {", "if (false && __syncthreads_or(nan)) {")],
      [(f"--check --sizes {SPECIALS} --alpha 1.5 --beta 0 --specials", "check")]),
-    ("3xTF32: an Inf kept whole as the big part (small = 0, so Inf x 0 = NaN)", "20_tf32x3_wgmma",
+    ("3xTF32: an Inf kept whole as the big part (small = 0, so Inf x 0 = NaN)", "21_tf32x3_wgmma",
      [("big = tf32_round(fminf(fmaxf(x, -TF32_MAX), TF32_MAX));", "big = fabsf(x) < INFINITY ? tf32_round(x) : x;"),
       ("small = fabsf(rest) < INFINITY ? tf32_round(rest) : rest;",
        "small = fabsf(x) < INFINITY ? tf32_round(rest) : 0.0f;")],

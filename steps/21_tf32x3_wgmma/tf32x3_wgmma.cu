@@ -1,5 +1,5 @@
-// Step 20 - 3xTF32 with TMA + wgmma                                  previous: 19_tf32x3_mma
-// Change: the 3xTF32 split of step 19 on Hopper's machinery. One producer thread copies the
+// Step 21 - 3xTF32 with TMA + wgmma                                  previous: 20_tf32x3_mma
+// Change: the 3xTF32 split of step 20 on Hopper's machinery. One producer thread copies the
 //         tiles of A and B into a ring of STAGES shared stages with TMA
 //         (cp.async.bulk.tensor, mbarriers "full"/"split"/"empty" per stage); three more
 //         producer warps split A's tiles; two consumer warpgroups multiply them with
@@ -20,7 +20,7 @@
 //         and are then added into FP32 registers with FADD (round to nearest), so the tensor
 //         core's truncating accumulation only ever sums 3 x TUNE_SPLIT products.
 // Watch:  HGMMA in the SASS; registers (no LDL/STL); tensor pipe utilisation.
-// Build alone: nvcc -std=c++20 -O3 -arch=sm_90a -Icommon common/*.cpp common/*.cu steps/20_tf32x3_wgmma/tf32x3_wgmma.cu -lcublas -o tf32x3_wgmma
+// Build alone: nvcc -std=c++20 -O3 -arch=sm_90a -Icommon common/*.cpp common/*.cu steps/21_tf32x3_wgmma/tf32x3_wgmma.cu -lcublas -o tf32x3_wgmma
 #include <cuda.h>          // CUtensorMap (types only: the driver library is not linked)
 #include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled, the type of the function the runtime hands out
 
@@ -73,7 +73,7 @@ __device__ __forceinline__ float tf32_round(float x) { return __uint_as_float((_
 
 // x = big + small + (a rest of about 2^-22 |x|): big is x rounded to TF32, small the rest
 // (exact in FP32) rounded to TF32 too, so the tensor core, which reads only the top 19 bits
-// of each word, truncates neither. x is first clamped to TF32's range, as in step 19's
+// of each word, truncates neither. x is first clamped to TF32's range, as in step 20's
 // careful split: an Inf splits into big = +-TF32_MAX and small = Inf (so Inf times any
 // nonzero partner is Inf, and Inf times 0 is NaN, as in FP32), a NaN into a finite big and
 // small = NaN, and an x that would round past FLT_MAX into TF32_MAX and an exact rest. A

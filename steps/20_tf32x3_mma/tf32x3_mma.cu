@@ -1,4 +1,4 @@
-// Step 19 - 3xTF32 with mma.sync                                     previous: 13_multi_stage
+// Step 20 - 3xTF32 with mma.sync                                     previous: 13_multi_stage
 // Change: the math moves from FFMA to the tensor cores: each warp computes a 64 x 32 tile of
 //         C with mma.sync m16n8k8 TF32 (16 x 8 outputs, 8 k per instruction), fragments read
 //         from shared memory. TF32 keeps 10 of FP32's 23 mantissa bits, so every operand is
@@ -16,7 +16,7 @@
 // Watch:  the tensor pipe's active cycles and the math-pipe-throttle and wait stalls; the
 //         split's share of the instructions (3 per value); registers (two sets of
 //         accumulators, ~255) and no spills; shared bank conflicts of the fragment loads (0).
-// Build alone: nvcc -std=c++20 -O3 -arch=native -Icommon common/*.cpp common/*.cu steps/19_tf32x3_mma/tf32x3_mma.cu -lcublas -o tf32x3_mma
+// Build alone: nvcc -std=c++20 -O3 -arch=native -Icommon common/*.cpp common/*.cu steps/20_tf32x3_mma/tf32x3_mma.cu -lcublas -o tf32x3_mma
 #include "sgemm.cuh"
 
 constexpr int TUNE_SPLIT = 64;    // K-width of a shared tile, and of one truncating chunk
