@@ -58,6 +58,8 @@ constexpr int BESIDE_REDUCE_REGISTERS = 64;  // registers a thread of it may use
 constexpr int TILE_GROUP = 0;  // the stream-K kernel's tile order: groups of this many tile rows (0: column by column)
 constexpr int MAX_SPLITS = 64;        // most pieces K is split into
 constexpr int MIN_SPLIT_K_TILES = 4;  // fewest k tiles in a piece: its pipeline has to fill and drain
+constexpr bool TAIL_PIECES = true;
+constexpr int TAIL_OVERHEAD_K_TILES = 2;
 constexpr int MIN_GAIN_PERCENT = 10;  // more pieces must cut the estimated time by this much
 constexpr int REDUCE_THREADS = 256;   // threads per block of the reduction kernel
 
@@ -275,6 +277,11 @@ __device__ __forceinline__ void outer_product(float (&acc)[THREAD_TILE_Y][THREAD
   }
 }
 
+
+__device__ unsigned long long g_tl[8192 * 4];
+__device__ __forceinline__ unsigned long long now_ns() { unsigned long long t; asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); return t; }
+__device__ __forceinline__ unsigned smid() { unsigned s; asm volatile("mov.u32 %0, %%smid;" : "=r"(s)); return s; }
+
 // Programmatic dependent launch (sm_90): the split kernel lets the reduction's launch begin
 // once every block has finished its k loop (launch_dependents), and the reduction waits for
 // the whole split kernel to finish, its stores visible, before it reads a partial sum
@@ -398,6 +405,7 @@ __device__ __forceinline__ void block_gemm(const sgemm::Problem& p, int k_tiles_
     }
   }
   if constexpr (SPLIT) {  // one piece of K: the raw sums go to this piece's slice, 4 columns at a time
+    if (threadIdx.x == 0 && threadIdx.y == 0) g_tl[4 * (blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z)) + 1] = now_ns();
     launch_dependents();
     float* slice = partials + std::size_t(blockIdx.z) * p.M * ld_partials;  // [M][ld_partials]
 #pragma unroll
@@ -443,7 +451,11 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) sgemm_kernel(sgemm::Probl
 template <bool B_ALIGNED>
 __global__ void __maxnreg__(MAX_REGISTERS_SPLIT)
     sgemm_kernel_split(sgemm::Problem p, int k_tiles_per_split, float* partials, int ld_partials) {
+  const unsigned b = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+  if (threadIdx.x == 0 && threadIdx.y == 0) { g_tl[4 * b] = now_ns(); g_tl[4 * b + 3] = smid(); }
   block_gemm<B_ALIGNED, true>(p, k_tiles_per_split, partials, ld_partials);
+  __syncthreads();
+  if (threadIdx.x == 0 && threadIdx.y == 0) g_tl[4 * b + 2] = now_ns();
 }
 
 // A reduction's output: C's four elements at (row, col .. col + 3) = alpha * sum + beta * C,
@@ -609,8 +621,11 @@ __global__ void __launch_bounds__(REDUCE_THREADS)
     sgemm_kernel_split_reduce(sgemm::Problem p, int splits, const float* partials, int ld_partials) {
   const int vectors_per_row = ld_partials / 4;
   const long long vector = static_cast<long long>(blockIdx.x) * REDUCE_THREADS + threadIdx.x;
+  const unsigned rb = 4096 + blockIdx.x;
+  if (threadIdx.x == 0 && rb < 8192) { g_tl[4 * rb] = now_ns(); g_tl[4 * rb + 3] = smid(); }
   if (vector >= static_cast<long long>(p.M) * vectors_per_row) return;
   wait_for_producer();  // the split kernel's partial sums are all written
+  if (threadIdx.x == 0 && rb < 8192) g_tl[4 * rb + 1] = now_ns();
   const int row = static_cast<int>(vector / vectors_per_row), col = static_cast<int>(vector % vectors_per_row) * 4;
   const std::size_t slice_floats = std::size_t(p.M) * ld_partials;
   const float* piece = partials + std::size_t(row) * ld_partials + col;
@@ -620,6 +635,8 @@ __global__ void __launch_bounds__(REDUCE_THREADS)
     sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
   }
   store_sum(p, row, col, sum);
+  __syncthreads();
+  if (threadIdx.x == 0 && rb < 8192) g_tl[4 * rb + 2] = now_ns();
 }
 
 // Blocks the whole GPU runs at once: SMs x blocks per SM (one on an H100 at this tile),
@@ -653,6 +670,27 @@ int choose_splits(const sgemm::Problem& p, int tiles) {
   int best = 1;
   for (int splits = 2; splits <= most; ++splits)
     if (tile_times(splits) * (100 + MIN_GAIN_PERCENT) <= tile_times(best) * 100) best = splits;
+  return best;
+}
+
+// TAIL_PIECES: where the pieces fill less than one wave, each is made shorter by a few k tiles
+// and what is cut off every tile becomes one more, short piece, which the SMs left idle run
+// while the long pieces run. Taken where the estimate (k tiles per long piece, or the short
+// pieces' rounds on the idle SMs, whichever is longer) is shorter.
+int piece_length(const sgemm::Problem& p, int tiles, int splits) {
+  const int slots = gpu_slots();
+  const int k_tiles = sgemm::ceil_div(p.K, TUNE_SPLIT);
+  const int length = sgemm::ceil_div(k_tiles, splits);
+  const long long blocks = static_cast<long long>(tiles) * sgemm::ceil_div(k_tiles, length);
+  if (!TAIL_PIECES || splits == 1 || blocks >= slots) return length;
+  const long long idle = slots - static_cast<long long>(tiles) * splits;
+  int best = length;
+  long long best_time = length;
+  for (int shorter = length - 1; shorter >= MIN_SPLIT_K_TILES && k_tiles / shorter == splits; --shorter) {
+    const int tail = k_tiles - splits * shorter;  // the short piece
+    const long long time = std::max<long long>(shorter, (tiles + idle - 1) / idle * (tail + TAIL_OVERHEAD_K_TILES));
+    if (time < best_time) best = shorter, best_time = time;
+  }
   return best;
 }
 
@@ -768,7 +806,7 @@ void launch_kernels(const sgemm::Problem& p, cudaStream_t stream) {
   CUDA_CHECK(cudaFuncSetAttribute(sgemm_kernel<B_ALIGNED>, cudaFuncAttributeMaxDynamicSharedMemorySize, SHARED_BYTES));
   CUDA_CHECK(cudaFuncSetAttribute(sgemm_kernel_split<B_ALIGNED>, cudaFuncAttributeMaxDynamicSharedMemorySize, SHARED_BYTES_SPLIT));
   const int k_tiles = sgemm::ceil_div(p.K, TUNE_SPLIT);
-  const int k_tiles_per_split = sgemm::ceil_div(k_tiles, choose_splits(p, grid.x * grid.y));
+  const int k_tiles_per_split = piece_length(p, grid.x * grid.y, choose_splits(p, grid.x * grid.y));
   const int splits = sgemm::ceil_div(k_tiles, k_tiles_per_split);  // no piece left empty
   const int tiles = grid.x * grid.y;
   const int sk_tiles = splits == 1 ? stream_k_tiles(tiles, k_tiles)
@@ -808,12 +846,31 @@ void launch_kernels(const sgemm::Problem& p, cudaStream_t stream) {
 // ALIGNED_KERNELS: B 16-byte aligned, as the vector copies need it (its start, and every
 // row's: ldb a multiple of 4 floats), takes the kernels compiled for that case alone.
 void launch(const sgemm::Problem& p, cudaStream_t stream) {
+  static int calls = 0;
+  if (++calls % 40 == 0) {
+    CUDA_CHECK(cudaMemsetAsync(nullptr, 0, 0, stream));
+    static unsigned long long* zero = nullptr;
+    if (!zero) { zero = (unsigned long long*)calloc(8192 * 4, 8); }
+    CUDA_CHECK(cudaMemcpyToSymbol(g_tl, zero, 8192 * 4 * 8));
+  }
   const bool b_aligned = COPY_VECTOR > 1 && p.ldb % COPY_VECTOR == 0 &&
                          reinterpret_cast<uintptr_t>(p.B) % sizeof(float[COPY_VECTOR]) == 0;
   if (ALIGNED_KERNELS && b_aligned)
     launch_kernels<true>(p, stream);
   else
     launch_kernels<false>(p, stream);
+  if (calls % 40 == 0) {
+    CUDA_CHECK(cudaDeviceSynchronize());
+    static unsigned long long host[8192 * 4];
+    CUDA_CHECK(cudaMemcpyFromSymbol(host, g_tl, sizeof(host)));
+    if (const char* path = getenv("TL_OUT")) {
+      FILE* f = fopen(path, "a");
+      fprintf(f, "# %dx%dx%d call %d\n", p.M, p.N, p.K, calls);
+      for (int i = 0; i < 8192; ++i)
+        if (host[4 * i]) fprintf(f, "%d %llu %llu %llu %llu\n", i, host[4 * i], host[4 * i + 1], host[4 * i + 2], host[4 * i + 3]);
+      fclose(f);
+    }
+  }
 }
 
 int main(int argc, char** argv) { return sgemm::run_step(argc, argv, SGEMM_STEP, launch); }
