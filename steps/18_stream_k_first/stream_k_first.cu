@@ -59,9 +59,10 @@ constexpr int TILE_GROUP = 0;  // the stream-K kernel's tile order: groups of th
 constexpr int MAX_SPLITS = 64;        // most pieces K is split into
 constexpr int MIN_SPLIT_K_TILES = 4;  // fewest k tiles in a piece: its pipeline has to fill and drain
 constexpr bool TAIL_PIECES = true;
-constexpr int TAIL_OVERHEAD_K_TILES = 2;
+constexpr int TAIL_OVERHEAD_K_TILES = 0;
 constexpr int MIN_GAIN_PERCENT = 10;  // more pieces must cut the estimated time by this much
 constexpr int REDUCE_THREADS = 256;   // threads per block of the reduction kernel
+constexpr bool LANDED_REDUCE = true;  // each tile's reduction starts once its pieces have landed
 
 constexpr int THREADS = THREADS_X * THREADS_Y;
 constexpr int BM = THREADS_Y * THREAD_TILE_Y;  // rows of C per block
@@ -277,11 +278,6 @@ __device__ __forceinline__ void outer_product(float (&acc)[THREAD_TILE_Y][THREAD
   }
 }
 
-
-__device__ unsigned long long g_tl[8192 * 4];
-__device__ __forceinline__ unsigned long long now_ns() { unsigned long long t; asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); return t; }
-__device__ __forceinline__ unsigned smid() { unsigned s; asm volatile("mov.u32 %0, %%smid;" : "=r"(s)); return s; }
-
 // Programmatic dependent launch (sm_90): the split kernel lets the reduction's launch begin
 // once every block has finished its k loop (launch_dependents), and the reduction waits for
 // the whole split kernel to finish, its stores visible, before it reads a partial sum
@@ -405,7 +401,6 @@ __device__ __forceinline__ void block_gemm(const sgemm::Problem& p, int k_tiles_
     }
   }
   if constexpr (SPLIT) {  // one piece of K: the raw sums go to this piece's slice, 4 columns at a time
-    if (threadIdx.x == 0 && threadIdx.y == 0) g_tl[4 * (blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z)) + 1] = now_ns();
     launch_dependents();
     float* slice = partials + std::size_t(blockIdx.z) * p.M * ld_partials;  // [M][ld_partials]
 #pragma unroll
@@ -450,12 +445,14 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) sgemm_kernel(sgemm::Probl
 // on the H100 (step 17's page). The cap moves the schedule, not the spills: there are none.
 template <bool B_ALIGNED>
 __global__ void __maxnreg__(MAX_REGISTERS_SPLIT)
-    sgemm_kernel_split(sgemm::Problem p, int k_tiles_per_split, float* partials, int ld_partials) {
-  const unsigned b = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
-  if (threadIdx.x == 0 && threadIdx.y == 0) { g_tl[4 * b] = now_ns(); g_tl[4 * b + 3] = smid(); }
+    sgemm_kernel_split(sgemm::Problem p, int k_tiles_per_split, float* partials, int ld_partials, unsigned* landed) {
   block_gemm<B_ALIGNED, true>(p, k_tiles_per_split, partials, ld_partials);
-  __syncthreads();
-  if (threadIdx.x == 0 && threadIdx.y == 0) g_tl[4 * b + 2] = now_ns();
+  if constexpr (LANDED_REDUCE) {  // this piece counts itself in at its tile once all its sums are stored
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0 && threadIdx.y == 0)
+      atomicAdd(&landed[(SWAP_XY ? blockIdx.x * gridDim.y + blockIdx.y : blockIdx.y * gridDim.x + blockIdx.x)], 1u);
+  }
 }
 
 // A reduction's output: C's four elements at (row, col .. col + 3) = alpha * sum + beta * C,
@@ -621,11 +618,8 @@ __global__ void __launch_bounds__(REDUCE_THREADS)
     sgemm_kernel_split_reduce(sgemm::Problem p, int splits, const float* partials, int ld_partials) {
   const int vectors_per_row = ld_partials / 4;
   const long long vector = static_cast<long long>(blockIdx.x) * REDUCE_THREADS + threadIdx.x;
-  const unsigned rb = 4096 + blockIdx.x;
-  if (threadIdx.x == 0 && rb < 8192) { g_tl[4 * rb] = now_ns(); g_tl[4 * rb + 3] = smid(); }
   if (vector >= static_cast<long long>(p.M) * vectors_per_row) return;
   wait_for_producer();  // the split kernel's partial sums are all written
-  if (threadIdx.x == 0 && rb < 8192) g_tl[4 * rb + 1] = now_ns();
   const int row = static_cast<int>(vector / vectors_per_row), col = static_cast<int>(vector % vectors_per_row) * 4;
   const std::size_t slice_floats = std::size_t(p.M) * ld_partials;
   const float* piece = partials + std::size_t(row) * ld_partials + col;
@@ -635,8 +629,55 @@ __global__ void __launch_bounds__(REDUCE_THREADS)
     sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
   }
   store_sum(p, row, col, sum);
+}
+
+// LANDED_REDUCE: sgemm_kernel_split_reduce's sums, the same bits, one tile per
+// BM / (REDUCE_THREADS / (BN / 4)) blocks, each starting once its tile's pieces have landed:
+// thread 0 waits until landed[tile] reaches `splits` (an acquire load, paired with the split
+// blocks' fences), then the block passes a barrier. The tile's last block to finish puts its
+// two counters back to zero for the next call.
+__global__ void __launch_bounds__(REDUCE_THREADS)
+    sgemm_kernel_split_reduce_landed(sgemm::Problem p, int splits, const float* partials, int ld_partials, unsigned* landed,
+                                     unsigned* finished) {
+  constexpr int per_row = BN / 4, rows = REDUCE_THREADS / per_row, blocks_per_tile = BM / rows;
+  static_assert(REDUCE_THREADS % per_row == 0 && BM % rows == 0, "a reduction block covers whole rows of one tile");
+  const int tile = blockIdx.x / blocks_per_tile, tiles_n = sgemm::ceil_div(p.N, BN);
+  const int row = tile / tiles_n * BM + blockIdx.x % blocks_per_tile * rows + threadIdx.x / per_row;
+  const int col = tile % tiles_n * BN + threadIdx.x % per_row * 4;
+  if (threadIdx.x == 0) {
+    unsigned count = 0;
+    do asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n" : "=r"(count) : "l"(landed + tile) : "memory");
+    while (count < static_cast<unsigned>(splits));
+  }
   __syncthreads();
-  if (threadIdx.x == 0 && rb < 8192) g_tl[4 * rb + 2] = now_ns();
+  if (row < p.M && col < ld_partials) {
+    const std::size_t slice_floats = std::size_t(p.M) * ld_partials;
+    const float* piece = partials + std::size_t(row) * ld_partials + col;
+    float4 sum = __ldcg(reinterpret_cast<const float4*>(piece));
+    for (int z = 1; z < splits; ++z) {
+      const float4 v = __ldcg(reinterpret_cast<const float4*>(piece + z * slice_floats));
+      sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
+    }
+    store_sum(p, row, col, sum);
+  }
+  if (threadIdx.x == 0 && atomicAdd(finished + tile, 1u) == blocks_per_tile - 1) landed[tile] = 0, finished[tile] = 0;
+}
+
+// The LANDED_REDUCE counters, two per tile (landed, then finished), zero between calls: grown
+// like the workspace, zeroed when allocated; every call's reduction leaves them zero again.
+unsigned* tile_counters(int tiles, cudaStream_t stream) {
+  static unsigned* counters = nullptr;
+  static int capacity = 0;
+  if (tiles > capacity) {
+    if (counters) {
+      CUDA_CHECK(cudaStreamSynchronize(stream));
+      CUDA_CHECK(cudaFree(counters));
+    }
+    CUDA_CHECK(cudaMalloc(&counters, 2 * std::size_t(tiles) * sizeof(unsigned)));
+    CUDA_CHECK(cudaMemset(counters, 0, 2 * std::size_t(tiles) * sizeof(unsigned)));
+    capacity = tiles;
+  }
+  return counters;
 }
 
 // Blocks the whole GPU runs at once: SMs x blocks per SM (one on an H100 at this tile),
@@ -838,7 +879,13 @@ void launch_kernels(const sgemm::Problem& p, cudaStream_t stream) {
   }
   const int ld_partials = sgemm::ceil_div(p.N, 4) * 4;
   float* partials = partials_workspace(std::size_t(splits) * p.M * ld_partials, stream);
-  sgemm_kernel_split<B_ALIGNED><<<dim3(grid.x, grid.y, splits), block, SHARED_BYTES_SPLIT, stream>>>(p, k_tiles_per_split, partials, ld_partials);
+  unsigned* landed = LANDED_REDUCE ? tile_counters(tiles, stream) : nullptr;
+  sgemm_kernel_split<B_ALIGNED><<<dim3(grid.x, grid.y, splits), block, SHARED_BYTES_SPLIT, stream>>>(p, k_tiles_per_split, partials, ld_partials, landed);
+  if (LANDED_REDUCE) {
+    launch_reduction(sgemm_kernel_split_reduce_landed, static_cast<long long>(tiles) * (BM * BN / 4), stream, p, splits,
+                     static_cast<const float*>(partials), ld_partials, landed, landed + tiles);
+    return;
+  }
   launch_reduction(sgemm_kernel_split_reduce, static_cast<long long>(p.M) * (ld_partials / 4), stream, p, splits,
                    static_cast<const float*>(partials), ld_partials);
 }
@@ -846,31 +893,12 @@ void launch_kernels(const sgemm::Problem& p, cudaStream_t stream) {
 // ALIGNED_KERNELS: B 16-byte aligned, as the vector copies need it (its start, and every
 // row's: ldb a multiple of 4 floats), takes the kernels compiled for that case alone.
 void launch(const sgemm::Problem& p, cudaStream_t stream) {
-  static int calls = 0;
-  if (++calls % 40 == 0) {
-    CUDA_CHECK(cudaMemsetAsync(nullptr, 0, 0, stream));
-    static unsigned long long* zero = nullptr;
-    if (!zero) { zero = (unsigned long long*)calloc(8192 * 4, 8); }
-    CUDA_CHECK(cudaMemcpyToSymbol(g_tl, zero, 8192 * 4 * 8));
-  }
   const bool b_aligned = COPY_VECTOR > 1 && p.ldb % COPY_VECTOR == 0 &&
                          reinterpret_cast<uintptr_t>(p.B) % sizeof(float[COPY_VECTOR]) == 0;
   if (ALIGNED_KERNELS && b_aligned)
     launch_kernels<true>(p, stream);
   else
     launch_kernels<false>(p, stream);
-  if (calls % 40 == 0) {
-    CUDA_CHECK(cudaDeviceSynchronize());
-    static unsigned long long host[8192 * 4];
-    CUDA_CHECK(cudaMemcpyFromSymbol(host, g_tl, sizeof(host)));
-    if (const char* path = getenv("TL_OUT")) {
-      FILE* f = fopen(path, "a");
-      fprintf(f, "# %dx%dx%d call %d\n", p.M, p.N, p.K, calls);
-      for (int i = 0; i < 8192; ++i)
-        if (host[4 * i]) fprintf(f, "%d %llu %llu %llu %llu\n", i, host[4 * i], host[4 * i + 1], host[4 * i + 2], host[4 * i + 3]);
-      fclose(f);
-    }
-  }
 }
 
 int main(int argc, char** argv) { return sgemm::run_step(argc, argv, SGEMM_STEP, launch); }
