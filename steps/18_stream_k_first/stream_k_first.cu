@@ -58,11 +58,8 @@ constexpr int BESIDE_REDUCE_REGISTERS = 64;  // registers a thread of it may use
 constexpr int TILE_GROUP = 0;  // the stream-K kernel's tile order: groups of this many tile rows (0: column by column)
 constexpr int MAX_SPLITS = 64;        // most pieces K is split into
 constexpr int MIN_SPLIT_K_TILES = 4;  // fewest k tiles in a piece: its pipeline has to fill and drain
-constexpr bool TAIL_PIECES = true;
-constexpr int TAIL_OVERHEAD_K_TILES = 0;
 constexpr int MIN_GAIN_PERCENT = 10;  // more pieces must cut the estimated time by this much
 constexpr int REDUCE_THREADS = 256;   // threads per block of the reduction kernel
-constexpr bool LANDED_REDUCE = true;  // each tile's reduction starts once its pieces have landed
 
 constexpr int THREADS = THREADS_X * THREADS_Y;
 constexpr int BM = THREADS_Y * THREAD_TILE_Y;  // rows of C per block
@@ -445,14 +442,8 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) sgemm_kernel(sgemm::Probl
 // on the H100 (step 17's page). The cap moves the schedule, not the spills: there are none.
 template <bool B_ALIGNED>
 __global__ void __maxnreg__(MAX_REGISTERS_SPLIT)
-    sgemm_kernel_split(sgemm::Problem p, int k_tiles_per_split, float* partials, int ld_partials, unsigned* landed) {
+    sgemm_kernel_split(sgemm::Problem p, int k_tiles_per_split, float* partials, int ld_partials) {
   block_gemm<B_ALIGNED, true>(p, k_tiles_per_split, partials, ld_partials);
-  if constexpr (LANDED_REDUCE) {  // this piece counts itself in at its tile once all its sums are stored
-    __threadfence();
-    __syncthreads();
-    if (threadIdx.x == 0 && threadIdx.y == 0)
-      atomicAdd(&landed[(SWAP_XY ? blockIdx.x * gridDim.y + blockIdx.y : blockIdx.y * gridDim.x + blockIdx.x)], 1u);
-  }
 }
 
 // A reduction's output: C's four elements at (row, col .. col + 3) = alpha * sum + beta * C,
@@ -631,55 +622,6 @@ __global__ void __launch_bounds__(REDUCE_THREADS)
   store_sum(p, row, col, sum);
 }
 
-// LANDED_REDUCE: sgemm_kernel_split_reduce's sums, the same bits, one tile per
-// BM / (REDUCE_THREADS / (BN / 4)) blocks, each starting once its tile's pieces have landed:
-// thread 0 waits until landed[tile] reaches `splits` (an acquire load, paired with the split
-// blocks' fences), then the block passes a barrier. The tile's last block to finish puts its
-// two counters back to zero for the next call.
-__global__ void __launch_bounds__(REDUCE_THREADS)
-    sgemm_kernel_split_reduce_landed(sgemm::Problem p, int splits, const float* partials, int ld_partials, unsigned* landed,
-                                     unsigned* finished) {
-  constexpr int per_row = BN / 4, rows = REDUCE_THREADS / per_row, blocks_per_tile = BM / rows;
-  static_assert(REDUCE_THREADS % per_row == 0 && BM % rows == 0, "a reduction block covers whole rows of one tile");
-  const int tile = blockIdx.x / blocks_per_tile, tiles_n = sgemm::ceil_div(p.N, BN);
-  const int row = tile / tiles_n * BM + blockIdx.x % blocks_per_tile * rows + threadIdx.x / per_row;
-  const int col = tile % tiles_n * BN + threadIdx.x % per_row * 4;
-  if (threadIdx.x == 0) {
-    unsigned count = 0;
-    do asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n" : "=r"(count) : "l"(landed + tile) : "memory");
-    while (count < static_cast<unsigned>(splits));
-  }
-  __syncthreads();
-  if (row < p.M && col < ld_partials) {
-    const std::size_t slice_floats = std::size_t(p.M) * ld_partials;
-    const float* piece = partials + std::size_t(row) * ld_partials + col;
-    float4 sum = __ldcg(reinterpret_cast<const float4*>(piece));
-    for (int z = 1; z < splits; ++z) {
-      const float4 v = __ldcg(reinterpret_cast<const float4*>(piece + z * slice_floats));
-      sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
-    }
-    store_sum(p, row, col, sum);
-  }
-  if (threadIdx.x == 0 && atomicAdd(finished + tile, 1u) == blocks_per_tile - 1) landed[tile] = 0, finished[tile] = 0;
-}
-
-// The LANDED_REDUCE counters, two per tile (landed, then finished), zero between calls: grown
-// like the workspace, zeroed when allocated; every call's reduction leaves them zero again.
-unsigned* tile_counters(int tiles, cudaStream_t stream) {
-  static unsigned* counters = nullptr;
-  static int capacity = 0;
-  if (tiles > capacity) {
-    if (counters) {
-      CUDA_CHECK(cudaStreamSynchronize(stream));
-      CUDA_CHECK(cudaFree(counters));
-    }
-    CUDA_CHECK(cudaMalloc(&counters, 2 * std::size_t(tiles) * sizeof(unsigned)));
-    CUDA_CHECK(cudaMemset(counters, 0, 2 * std::size_t(tiles) * sizeof(unsigned)));
-    capacity = tiles;
-  }
-  return counters;
-}
-
 // Blocks the whole GPU runs at once: SMs x blocks per SM (one on an H100 at this tile),
 // asked for the split kernel with its shared memory. Every GEMM kernel of the step needs
 // more than 220 registers a thread, so registers alone hold each to one block per SM.
@@ -711,27 +653,6 @@ int choose_splits(const sgemm::Problem& p, int tiles) {
   int best = 1;
   for (int splits = 2; splits <= most; ++splits)
     if (tile_times(splits) * (100 + MIN_GAIN_PERCENT) <= tile_times(best) * 100) best = splits;
-  return best;
-}
-
-// TAIL_PIECES: where the pieces fill less than one wave, each is made shorter by a few k tiles
-// and what is cut off every tile becomes one more, short piece, which the SMs left idle run
-// while the long pieces run. Taken where the estimate (k tiles per long piece, or the short
-// pieces' rounds on the idle SMs, whichever is longer) is shorter.
-int piece_length(const sgemm::Problem& p, int tiles, int splits) {
-  const int slots = gpu_slots();
-  const int k_tiles = sgemm::ceil_div(p.K, TUNE_SPLIT);
-  const int length = sgemm::ceil_div(k_tiles, splits);
-  const long long blocks = static_cast<long long>(tiles) * sgemm::ceil_div(k_tiles, length);
-  if (!TAIL_PIECES || splits == 1 || blocks >= slots) return length;
-  const long long idle = slots - static_cast<long long>(tiles) * splits;
-  int best = length;
-  long long best_time = length;
-  for (int shorter = length - 1; shorter >= MIN_SPLIT_K_TILES && k_tiles / shorter == splits; --shorter) {
-    const int tail = k_tiles - splits * shorter;  // the short piece
-    const long long time = std::max<long long>(shorter, (tiles + idle - 1) / idle * (tail + TAIL_OVERHEAD_K_TILES));
-    if (time < best_time) best = shorter, best_time = time;
-  }
   return best;
 }
 
@@ -847,7 +768,7 @@ void launch_kernels(const sgemm::Problem& p, cudaStream_t stream) {
   CUDA_CHECK(cudaFuncSetAttribute(sgemm_kernel<B_ALIGNED>, cudaFuncAttributeMaxDynamicSharedMemorySize, SHARED_BYTES));
   CUDA_CHECK(cudaFuncSetAttribute(sgemm_kernel_split<B_ALIGNED>, cudaFuncAttributeMaxDynamicSharedMemorySize, SHARED_BYTES_SPLIT));
   const int k_tiles = sgemm::ceil_div(p.K, TUNE_SPLIT);
-  const int k_tiles_per_split = piece_length(p, grid.x * grid.y, choose_splits(p, grid.x * grid.y));
+  const int k_tiles_per_split = sgemm::ceil_div(k_tiles, choose_splits(p, grid.x * grid.y));
   const int splits = sgemm::ceil_div(k_tiles, k_tiles_per_split);  // no piece left empty
   const int tiles = grid.x * grid.y;
   const int sk_tiles = splits == 1 ? stream_k_tiles(tiles, k_tiles)
@@ -879,13 +800,7 @@ void launch_kernels(const sgemm::Problem& p, cudaStream_t stream) {
   }
   const int ld_partials = sgemm::ceil_div(p.N, 4) * 4;
   float* partials = partials_workspace(std::size_t(splits) * p.M * ld_partials, stream);
-  unsigned* landed = LANDED_REDUCE ? tile_counters(tiles, stream) : nullptr;
-  sgemm_kernel_split<B_ALIGNED><<<dim3(grid.x, grid.y, splits), block, SHARED_BYTES_SPLIT, stream>>>(p, k_tiles_per_split, partials, ld_partials, landed);
-  if (LANDED_REDUCE) {
-    launch_reduction(sgemm_kernel_split_reduce_landed, static_cast<long long>(tiles) * (BM * BN / 4), stream, p, splits,
-                     static_cast<const float*>(partials), ld_partials, landed, landed + tiles);
-    return;
-  }
+  sgemm_kernel_split<B_ALIGNED><<<dim3(grid.x, grid.y, splits), block, SHARED_BYTES_SPLIT, stream>>>(p, k_tiles_per_split, partials, ld_partials);
   launch_reduction(sgemm_kernel_split_reduce, static_cast<long long>(p.M) * (ld_partials / 4), stream, p, splits,
                    static_cast<const float*>(partials), ld_partials);
 }
