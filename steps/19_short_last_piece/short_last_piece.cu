@@ -654,13 +654,15 @@ int choose_splits(const sgemm::Problem& p, int tiles) {
 }
 
 // K tiles per piece, for `splits` pieces (choose_splits) of each of `tiles` tiles' K:
-// ceil(k tiles / splits), as in step 18, unless the pieces' blocks fill less than one wave and leave
-// `idle` SMs: then each of those pieces may be `shorter`, the k tiles cut off every tile
+// ceil(k tiles / splits), as in step 18, unless the pieces' blocks fill less than one wave
+// and leave `idle` SMs. Then each piece may be `shorter`, the k tiles cut off every tile
 // making one more, short piece at the end of its K. The grid lists the long pieces first, so
-// they all start at once; the short ones (one per tile) run on the idle SMs, in
-// ceil(tiles / idle) turns. The length with the smallest estimate is taken, the longer of
-// the long pieces and the short ones' turns (of two that tie, the longer); TAIL_OVERHEAD_K_TILES charges each short
-// piece for its pipeline's fill and its stores (0 measured best, the page).
+// they all start at once (blocks start in index order in practice, not by guarantee; in
+// another order only the time would change), and the short ones (one per tile) run on the
+// idle SMs in ceil(tiles / idle) turns. The estimate is the longer of the long pieces and
+// the short ones' turns, in k tiles; the length with the smallest is taken (of two that tie,
+// the longer). TAIL_OVERHEAD_K_TILES charges each short piece for its pipeline's fill and
+// its stores (0 measured best, the page).
 int piece_length(const sgemm::Problem& p, int tiles, int splits) {
   const int k_tiles = sgemm::ceil_div(p.K, TUNE_SPLIT);
   const int length = sgemm::ceil_div(k_tiles, splits), pieces = sgemm::ceil_div(k_tiles, length);
