@@ -43,13 +43,13 @@ CHANGED = {
     ("18_stream_k_first", "launch_reduction"): "a reduction is one use of launch_overlapped, which the whole tiles' launch shares",
     ("18_stream_k_first", "waits_for_producer"): "asked of every overlapped launch, not only of the reductions",
     ("19_short_last_piece", "launch_kernels"): "the split's k tiles per piece from piece_length: shorter pieces and a short last one where SMs would idle",
-    ("20_tf32x3_mma", "copy_tile_elements"): "A is copied untransposed, in 16-byte vectors like B: the mma reads A's rows along k",
-    ("20_tf32x3_mma", "copy_tile"): "the tiles keep A untransposed ([BM][TUNE_SPLIT])",
-    ("20_tf32x3_mma", "load_fragments"): "fragments in the mma.sync m16n8k8 layout, A and B both",
-    ("20_tf32x3_mma", "launch"): "one 1-D block of warps, each a 64 x 32 tile of C",
-    ("21_tf32x3_wgmma", "store_c"): "64-bit row offsets into C (the step has no at())",
-    ("21_tf32x3_wgmma", "launch"): "TMA tensor maps of A and B; one block per tile, in groups of block rows",
-    ("21_tf32x3_wgmma", "main"): "run_step(..., 90): the sm_90a kernel runs on compute capability 9.0 only",
+    ("21_tf32x3_mma", "copy_tile_elements"): "A is copied untransposed, in 16-byte vectors like B: the mma reads A's rows along k",
+    ("21_tf32x3_mma", "copy_tile"): "the tiles keep A untransposed ([BM][TUNE_SPLIT])",
+    ("21_tf32x3_mma", "load_fragments"): "fragments in the mma.sync m16n8k8 layout, A and B both",
+    ("21_tf32x3_mma", "launch"): "one 1-D block of warps, each a 64 x 32 tile of C",
+    ("22_tf32x3_wgmma", "store_c"): "64-bit row offsets into C (the step has no at())",
+    ("22_tf32x3_wgmma", "launch"): "TMA tensor maps of A and B; one block per tile, in groups of block rows",
+    ("22_tf32x3_wgmma", "main"): "run_step(..., 90): the sm_90a kernel runs on compute capability 9.0 only",
 }
 IGNORED = {"sgemm_kernel"}  # the idea itself
 FIRST_KERNEL_STEP = "01_initial"  # step 00 calls cuBLAS: nothing of it is shared

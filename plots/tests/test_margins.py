@@ -14,7 +14,7 @@ control_cublas_tf32,1024x1024x1024,FAILED,882
 """
 FAULTS = """caught  one k product dropped [02_refactored; --check] -> exit 1 (check): 3/3 shapes failed, smallest error 104x the limit
 caught  one k product dropped [02_refactored; --check --beta 0] -> exit 1 (check): 3/3 shapes failed, smallest error 99x the limit
-caught  Inf mishandled [20_tf32x3_mma; --check --specials] -> exit 1 (check): 3/3 shapes failed, smallest error 0.09x the limit (caught by outputs of the wrong class)
+caught  Inf mishandled [21_tf32x3_mma; --check --specials] -> exit 1 (check): 3/3 shapes failed, smallest error 0.09x the limit (caught by outputs of the wrong class)
 caught  one column too far [02_refactored; --check] -> exit 1 (check): 4/4 shapes failed, smallest error 0.01x the limit (caught by the guard cells)
 caught  a race [12_double_buffer; --check] -> exit 99 (racecheck): racecheck: RACECHECK SUMMARY: 100 hazard
 caught  sums in a changing order [15_split_k; --check] -> exit 1 (check): 3/3 shapes failed, by different bits on a second run (errors within the limit)
