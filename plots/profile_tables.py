@@ -18,7 +18,8 @@ KERNEL_NAMES = {"00_cublas": "cuBLAS's own (the one it picks for the shape; name
                 "16_stream_k": "`sgemm_kernel_stream`",
                 "17_aligned_copies": "`sgemm_kernel_stream<true>`",
                 "18_stream_k_first": "`sgemm_kernel_whole_tiles<true>` (the whole tiles only: 396 of 512 at 4096^3)",
-                "19_short_last_piece": "`sgemm_kernel_whole_tiles<true>` (as in step 18)"}
+                "19_short_last_piece": "`sgemm_kernel_whole_tiles<true>` (as in step 18)",
+                "20_paired_pieces": "`sgemm_kernel_whole_tiles<true>` (as in step 18)"}
 # Steps whose binary holds none of the measured kernel's SASS (cuBLAS's lives in its library).
 NO_SASS = {"00_cublas"}
 DEFAULT_KERNEL = "`sgemm_kernel`"

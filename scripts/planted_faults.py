@@ -168,6 +168,12 @@ FAULTS = [
      [("  const int splits = sgemm::ceil_div(k_tiles, k_tiles_per_split);  // no piece left empty",
        "  const int splits = choose_splits(p, grid.x * grid.y);")],
      [("--check --sizes 513x513x2408,1000x257x2593 --alpha 1.5 --beta 0.5", "check")]),
+    # Step 20's pairs adding up the partner's half from the wrong thread's place in the box (the
+    # neighbouring lane's outputs): every paired sum is wrong.
+    ("pieces in pairs: the partner's half read from the wrong place", "20_paired_pieces",
+     [("const float4 other = box[(i * VECTORS + j / 4) * THREADS + tid];",
+       "const float4 other = box[(i * VECTORS + j / 4) * THREADS + (tid ^ 1)];")],
+     [("--check --sizes 1000x1000x1000,600x700x900 --alpha 1.5 --beta 0.5", "check")]),
     # The 3xTF32 steps and IEEE special values (--specials: Inf, NaN, values rounding past
     # FLT_MAX, TF32-exact partners of an infinity). K >= 8 everywhere: below that step 20
     # multiplies in FP32 and has no split to get wrong.
