@@ -1,5 +1,5 @@
-// Step 21 - 3xTF32 with TMA + wgmma                                  previous: 21_tf32x3_mma
-// Change: the 3xTF32 split of step 20 on Hopper's machinery. One producer thread copies the
+// Step 22 - 3xTF32 with TMA + wgmma                                  previous: 21_tf32x3_mma
+// Change: the 3xTF32 split of step 21 on Hopper's machinery. One producer thread copies the
 //         tiles of A and B into a ring of STAGES shared stages with TMA
 //         (cp.async.bulk.tensor, mbarriers "full"/"split"/"empty" per stage); three more
 //         producer warps split A's tiles; two consumer warpgroups multiply them with
@@ -73,7 +73,7 @@ __device__ __forceinline__ float tf32_round(float x) { return __uint_as_float((_
 
 // x = big + small + (a rest of about 2^-22 |x|): big is x rounded to TF32, small the rest
 // (exact in FP32) rounded to TF32 too, so the tensor core, which reads only the top 19 bits
-// of each word, truncates neither. x is first clamped to TF32's range, as in step 20's
+// of each word, truncates neither. x is first clamped to TF32's range, as in step 21's
 // careful split: an Inf splits into big = +-TF32_MAX and small = Inf (so Inf times any
 // nonzero partner is Inf, and Inf times 0 is NaN, as in FP32), a NaN into a finite big and
 // small = NaN, and an x that would round past FLT_MAX into TF32_MAX and an exact rest. A
