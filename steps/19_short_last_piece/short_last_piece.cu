@@ -57,6 +57,9 @@ constexpr bool TAIL_PIECES = true;        // pieces that leave SMs idle: each sh
 constexpr int TAIL_OVERHEAD_K_TILES = 0;  // k tiles of time a short piece is charged beyond its own (its fill and its stores)
 constexpr int MIN_GAIN_PERCENT = 10;  // more pieces must cut the estimated time by this much
 constexpr int REDUCE_THREADS = 256;   // threads per block of the reduction kernel
+constexpr bool PREFETCH_PARTIALS = true;  // the block's lines of the partial sums brought into L2 while its k loop runs
+constexpr int PREFETCH_K_TILE = 1;        // the k tile at whose start they are asked for
+constexpr bool PREFETCH_C = false;        // piece 0's blocks bring the tile's lines of C into L2 too
 
 constexpr int THREADS = THREADS_X * THREADS_Y;
 constexpr int BM = THREADS_Y * THREAD_TILE_Y;  // rows of C per block
@@ -289,6 +292,34 @@ __device__ __forceinline__ void wait_for_producer() {
 #endif
 }
 
+// Asks for `bytes` bytes at `address` (16-byte aligned, a multiple of 16 bytes) in L2.
+__device__ __forceinline__ void prefetch_l2_bulk(const void* address, unsigned bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;\n" ::"l"(address), "r"(bytes) : "memory");
+#endif
+}
+__device__ __forceinline__ void prefetch_l2_line(const void* address) {
+  asm volatile("prefetch.global.L2 [%0];\n" ::"l"(address));
+}
+
+// The split block's lines of its slice of the partial sums (and with PREFETCH_C, for piece 0,
+// of C), one row of the tile per thread.
+__device__ __forceinline__ void prefetch_piece(const sgemm::Problem& p, float* partials, int ld_partials, int block_row,
+                                               int block_col, int tid) {
+  if (tid < BM) {
+    const int row = block_row + tid;
+    if (row < p.M && block_col < ld_partials)
+      prefetch_l2_bulk(partials + (std::size_t(blockIdx.z) * p.M + row) * ld_partials + block_col,
+                       static_cast<unsigned>(min(BN, ld_partials - block_col)) * sizeof(float));
+  } else if (PREFETCH_C && blockIdx.z == 0 && tid < 2 * BM) {
+    const int row = block_row + tid - BM;
+    if (row < p.M) {
+      const int last = min(p.N, block_col + BN) - 1;
+      for (int col = block_col; col <= last + 31; col += 32) prefetch_l2_line(&p.C[std::size_t(row) * p.ldc + min(col, last)]);
+    }
+  }
+}
+
 // Where tile number t of the stream-K kernel lies in the grid of tiles (row, column):
 // column by column (TILE_GROUP = 0), or in groups of TILE_GROUP tile rows, column by column
 // inside each group, so that the blocks running at once cover fewer panels of A and B.
@@ -352,6 +383,8 @@ __device__ __forceinline__ void block_gemm(const sgemm::Problem& p, int k_tiles_
     load_fragments(a_frag[0], b_frag[0], sA[0], sB[0], 0, thread_x, thread_y);
   }
   for (int k_tile = 0; k_tile < k_tiles; ++k_tile) {
+    if constexpr (SPLIT && PREFETCH_PARTIALS)
+      if (k_tile == min(PREFETCH_K_TILE, k_tiles - 1)) prefetch_piece(p, partials, ld_partials, block_row, block_col, tid);
     if constexpr (!early_sync) {
       wait_copies<stages - 2>();  // this thread's copies of tile k_tile have landed...
       __syncthreads();  // ...and everyone's; and everyone is done reading tile k_tile - 1's stage
