@@ -57,9 +57,7 @@ constexpr bool TAIL_PIECES = true;        // pieces that leave SMs idle: each sh
 constexpr int TAIL_OVERHEAD_K_TILES = 0;  // k tiles of time a short piece is charged beyond its own (its fill and its stores)
 constexpr int MIN_GAIN_PERCENT = 10;  // more pieces must cut the estimated time by this much
 constexpr int REDUCE_THREADS = 256;   // threads per block of the reduction kernel
-constexpr bool PREFETCH_PARTIALS = true;  // the block's lines of the partial sums brought into L2 while its k loop runs
-constexpr int PREFETCH_K_TILE = 1;        // the k tile at whose start they are asked for
-constexpr bool PREFETCH_C = false;        // piece 0's blocks bring the tile's lines of C into L2 too
+constexpr bool PAIR_PIECES = true;  // pieces 2c and 2c+1 of a tile add up in distributed shared memory before they are stored
 
 constexpr int THREADS = THREADS_X * THREADS_Y;
 constexpr int BM = THREADS_Y * THREAD_TILE_Y;  // rows of C per block
@@ -87,6 +85,8 @@ constexpr int SHARED_BYTES = shared_bytes(STAGES), SHARED_BYTES_SPLIT = shared_b
 static_assert(SHARED_BYTES <= 227 * 1024 && SHARED_BYTES_SPLIT <= 227 * 1024, "a block has at most 227 KB of shared memory on Hopper");
 static_assert(MAX_SPLITS >= 1 && MIN_SPLIT_K_TILES >= 1 && MIN_GAIN_PERCENT >= 0 && TAIL_OVERHEAD_K_TILES >= 0,
               "at least one piece, of at least one k tile; more pieces only for a gain, never for a loss");
+static_assert(!PAIR_PIECES || (THREAD_TILE_Y % 2 == 0 && THREAD_TILE_Y / 2 * THREAD_TILE_X * THREADS * 4 <= SHARED_BYTES_SPLIT),
+              "half of a block's outputs fits in its shared memory once its stages are done with");
 static_assert(REDUCE_THREADS % 32 == 0 && REDUCE_THREADS <= 1024, "the reduction's blocks are whole warps");
 static_assert(BESIDE_REDUCE_THREADS % 32 == 0 && BESIDE_REDUCE_THREADS * BESIDE_REDUCE_REGISTERS <= 4096,
               "a reduction block beside the whole tiles is whole warps and fits the registers a block of "
@@ -292,32 +292,79 @@ __device__ __forceinline__ void wait_for_producer() {
 #endif
 }
 
-// Asks for `bytes` bytes at `address` (16-byte aligned, a multiple of 16 bytes) in L2.
-__device__ __forceinline__ void prefetch_l2_bulk(const void* address, unsigned bytes) {
+// Thread block clusters (sm_90): the blocks in this block's cluster (1 where the launch asked
+// for none), this block's rank in it, a barrier across it, the address of the same byte of
+// shared memory in block `rank`, and a 16-byte store there.
+__device__ __forceinline__ unsigned cluster_blocks() {
+  unsigned blocks = 1;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;\n" ::"l"(address), "r"(bytes) : "memory");
+  asm volatile("mov.u32 %0, %%cluster_nctarank;\n" : "=r"(blocks));
+#endif
+  return blocks;
+}
+__device__ __forceinline__ unsigned cluster_rank() {
+  unsigned rank = 0;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(rank));
+#endif
+  return rank;
+}
+__device__ __forceinline__ void cluster_sync() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("barrier.cluster.arrive;\nbarrier.cluster.wait;\n" ::: "memory");
 #endif
 }
-__device__ __forceinline__ void prefetch_l2_line(const void* address) {
-  asm volatile("prefetch.global.L2 [%0];\n" ::"l"(address));
+__device__ __forceinline__ unsigned cluster_shared(const void* local, unsigned rank) {
+  unsigned remote = 0;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n"
+               : "=r"(remote)
+               : "r"(static_cast<unsigned>(__cvta_generic_to_shared(local))), "r"(rank));
+#endif
+  return remote;
+}
+__device__ __forceinline__ void store_cluster_shared(unsigned address, float a, float b, float c, float d) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("st.shared::cluster.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"r"(address), "f"(a), "f"(b), "f"(c), "f"(d) : "memory");
+#endif
 }
 
-// The split block's lines of its slice of the partial sums (and with PREFETCH_C, for piece 0,
-// of C), one row of the tile per thread.
-__device__ __forceinline__ void prefetch_piece(const sgemm::Problem& p, float* partials, int ld_partials, int block_row,
-                                               int block_col, int tid) {
-  if (tid < BM) {
-    const int row = block_row + tid;
-    if (row < p.M && block_col < ld_partials)
-      prefetch_l2_bulk(partials + (std::size_t(blockIdx.z) * p.M + row) * ld_partials + block_col,
-                       static_cast<unsigned>(min(BN, ld_partials - block_col)) * sizeof(float));
-  } else if (PREFETCH_C && blockIdx.z == 0 && tid < 2 * BM) {
-    const int row = block_row + tid - BM;
-    if (row < p.M) {
-      const int last = min(p.N, block_col + BN) - 1;
-      for (int col = block_col; col <= last + 31; col += 32) prefetch_l2_line(&p.C[std::size_t(row) * p.ldc + min(col, last)]);
+// PAIR_PIECES: this block and its partner (the other block of its cluster) computed pieces 2c
+// and 2c+1 of one tile. Each keeps half of the tile, rows i / (TY/2) == KEEP of every thread's
+// tile (rank KEEP), and pushes the other half into its partner's shared memory, where it lands
+// in [i][j/4][thread] order (a warp's 16-byte stores side by side); after a barrier across the
+// cluster each adds what it received to what it kept (two terms: the same bits in either
+// order) and stores that to slice c of the partial sums.
+template <int KEEP>
+__device__ __forceinline__ void store_pair_half(const sgemm::Problem& p, float (&acc)[THREAD_TILE_Y][THREAD_TILE_X], float* partials,
+                                                int ld_partials, int block_row, int block_col, int thread_x, int thread_y, int tid) {
+  constexpr int HALF = THREAD_TILE_Y / 2, VECTORS = THREAD_TILE_X / 4;
+  extern __shared__ __align__(16) float shared[];
+  float4* box = reinterpret_cast<float4*>(shared);  // [HALF][VECTORS][THREADS]
+  cluster_sync();  // both blocks are done reading their stages
+  const unsigned remote = cluster_shared(box, 1 - KEEP);
+#pragma unroll
+  for (int i = 0; i < HALF; ++i)
+#pragma unroll
+    for (int j = 0; j < THREAD_TILE_X; j += 4) {
+      const int send = (1 - KEEP) * HALF + i;
+      store_cluster_shared(remote + ((i * VECTORS + j / 4) * THREADS + tid) * sizeof(float4), acc[send][j], acc[send][j + 1],
+                           acc[send][j + 2], acc[send][j + 3]);
     }
-  }
+  cluster_sync();  // the partner's half has landed here
+  float* slice = partials + std::size_t(blockIdx.z / 2) * p.M * ld_partials;  // [M][ld_partials]
+#pragma unroll
+  for (int i = 0; i < HALF; ++i)
+#pragma unroll
+    for (int j = 0; j < THREAD_TILE_X; j += 4) {
+      const int keep = KEEP * HALF + i;
+      const int row = block_row + tile_row(thread_y, keep);
+      const int col = block_col + tile_col(thread_x, j);  // a multiple of 4, as is ld_partials
+      const float4 other = box[(i * VECTORS + j / 4) * THREADS + tid];
+      if (row < p.M && col < ld_partials)
+        *reinterpret_cast<float4*>(&at(slice, ld_partials, row, col)) =
+            make_float4(acc[keep][j] + other.x, acc[keep][j + 1] + other.y, acc[keep][j + 2] + other.z, acc[keep][j + 3] + other.w);
+    }
 }
 
 // Where tile number t of the stream-K kernel lies in the grid of tiles (row, column):
@@ -383,8 +430,6 @@ __device__ __forceinline__ void block_gemm(const sgemm::Problem& p, int k_tiles_
     load_fragments(a_frag[0], b_frag[0], sA[0], sB[0], 0, thread_x, thread_y);
   }
   for (int k_tile = 0; k_tile < k_tiles; ++k_tile) {
-    if constexpr (SPLIT && PREFETCH_PARTIALS)
-      if (k_tile == min(PREFETCH_K_TILE, k_tiles - 1)) prefetch_piece(p, partials, ld_partials, block_row, block_col, tid);
     if constexpr (!early_sync) {
       wait_copies<stages - 2>();  // this thread's copies of tile k_tile have landed...
       __syncthreads();  // ...and everyone's; and everyone is done reading tile k_tile - 1's stage
@@ -429,6 +474,13 @@ __device__ __forceinline__ void block_gemm(const sgemm::Problem& p, int k_tiles_
   }
   if constexpr (SPLIT) {  // one piece of K: the raw sums go to this piece's slice, 4 columns at a time
     launch_dependents();
+    if (PAIR_PIECES && cluster_blocks() == 2) {  // with its partner's piece, to slice blockIdx.z / 2
+      if (cluster_rank() == 0)
+        store_pair_half<0>(p, acc, partials, ld_partials, block_row, block_col, thread_x, thread_y, tid);
+      else
+        store_pair_half<1>(p, acc, partials, ld_partials, block_row, block_col, thread_x, thread_y, tid);
+      return;
+    }
     float* slice = partials + std::size_t(blockIdx.z) * p.M * ld_partials;  // [M][ld_partials]
 #pragma unroll
     for (int i = 0; i < THREAD_TILE_Y; ++i)
@@ -666,6 +718,32 @@ int gpu_slots() {
   return slots;
 }
 
+// PAIR_PIECES: blocks of the split kernel the GPU runs at once in clusters of two (pieces 2c
+// and 2c+1 of a tile), 0 where the GPU or the build has no clusters.
+template <bool B_ALIGNED>
+int gpu_pair_slots() {
+  static const int slots = [] {
+    int device = 0, clusters_ok = 0, clusters = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&clusters_ok, cudaDevAttrClusterLaunch, device));
+    cudaFuncAttributes attributes = {};
+    CUDA_CHECK(cudaFuncGetAttributes(&attributes, sgemm_kernel_split<B_ALIGNED>));
+    if (!PAIR_PIECES || !clusters_ok || attributes.ptxVersion < 90) return 0;
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3(1, 1, 2);
+    config.blockDim = dim3(THREADS_X, THREADS_Y);
+    config.dynamicSmemBytes = SHARED_BYTES_SPLIT;
+    cudaLaunchAttribute cluster = {};
+    cluster.id = cudaLaunchAttributeClusterDimension;
+    cluster.val.clusterDim.x = 1, cluster.val.clusterDim.y = 1, cluster.val.clusterDim.z = 2;
+    config.attrs = &cluster;
+    config.numAttrs = 1;
+    CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, sgemm_kernel_split<B_ALIGNED>, &config));
+    return 2 * clusters;
+  }();
+  return slots;
+}
+
 // How many pieces K is cut into, from the shape. With T output tiles and S pieces of
 // ceil(k_tiles / S) k tiles each, T * S blocks run in ceil(T * S / slots) waves, so the time
 // is about waves x (k tiles per piece) tile-times. More pieces are taken only where they cut
@@ -825,7 +903,8 @@ void launch_kernels(const sgemm::Problem& p, cudaStream_t stream) {
   CUDA_CHECK(cudaFuncSetAttribute(sgemm_kernel<B_ALIGNED>, cudaFuncAttributeMaxDynamicSharedMemorySize, SHARED_BYTES));
   CUDA_CHECK(cudaFuncSetAttribute(sgemm_kernel_split<B_ALIGNED>, cudaFuncAttributeMaxDynamicSharedMemorySize, SHARED_BYTES_SPLIT));
   const int k_tiles = sgemm::ceil_div(p.K, TUNE_SPLIT);
-  const int k_tiles_per_split = piece_length(p, grid.x * grid.y, choose_splits(p, grid.x * grid.y));
+  const int chosen = choose_splits(p, grid.x * grid.y);
+  const int k_tiles_per_split = piece_length(p, grid.x * grid.y, chosen);
   const int splits = sgemm::ceil_div(k_tiles, k_tiles_per_split);  // no piece left empty
   const int tiles = grid.x * grid.y;
   const int sk_tiles = splits == 1 ? stream_k_tiles(tiles, k_tiles)
@@ -857,8 +936,29 @@ void launch_kernels(const sgemm::Problem& p, cudaStream_t stream) {
   }
   const int ld_partials = sgemm::ceil_div(p.N, 4) * 4;
   float* partials = partials_workspace(std::size_t(splits) * p.M * ld_partials, stream);
-  sgemm_kernel_split<B_ALIGNED><<<dim3(grid.x, grid.y, splits), block, SHARED_BYTES_SPLIT, stream>>>(p, k_tiles_per_split, partials, ld_partials);
-  launch_reduction(sgemm_kernel_split_reduce, static_cast<long long>(p.M) * (ld_partials / 4), stream, p, splits,
+  // PAIR_PIECES: an even count of pieces, none of them a short last piece (whose block would
+  // start with its partner instead of on an idle SM), and clusters of two that take every slot
+  // or at least every block.
+  const long long blocks = static_cast<long long>(grid.x) * grid.y * splits;
+  const int pair_slots = gpu_pair_slots<B_ALIGNED>();
+  const bool paired = splits % 2 == 0 && k_tiles_per_split == sgemm::ceil_div(k_tiles, chosen) && pair_slots > 0 &&
+                      (pair_slots == gpu_slots() || blocks <= pair_slots);
+  if (paired) {
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3(grid.x, grid.y, splits);
+    config.blockDim = block;
+    config.dynamicSmemBytes = SHARED_BYTES_SPLIT;
+    config.stream = stream;
+    cudaLaunchAttribute cluster = {};
+    cluster.id = cudaLaunchAttributeClusterDimension;
+    cluster.val.clusterDim.x = 1, cluster.val.clusterDim.y = 1, cluster.val.clusterDim.z = 2;
+    config.attrs = &cluster;
+    config.numAttrs = 1;
+    CUDA_CHECK(cudaLaunchKernelEx(&config, sgemm_kernel_split<B_ALIGNED>, p, k_tiles_per_split, partials, ld_partials));
+  } else {
+    sgemm_kernel_split<B_ALIGNED><<<dim3(grid.x, grid.y, splits), block, SHARED_BYTES_SPLIT, stream>>>(p, k_tiles_per_split, partials, ld_partials);
+  }
+  launch_reduction(sgemm_kernel_split_reduce, static_cast<long long>(p.M) * (ld_partials / 4), stream, p, paired ? splits / 2 : splits,
                    static_cast<const float*>(partials), ld_partials);
 }
 
