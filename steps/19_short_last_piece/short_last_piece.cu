@@ -57,7 +57,6 @@ constexpr bool TAIL_PIECES = true;        // pieces that leave SMs idle: each sh
 constexpr int TAIL_OVERHEAD_K_TILES = 0;  // k tiles of time a short piece is charged beyond its own (its fill and its stores)
 constexpr int MIN_GAIN_PERCENT = 10;  // more pieces must cut the estimated time by this much
 constexpr int REDUCE_THREADS = 256;   // threads per block of the reduction kernel
-constexpr int PAIR_ROWS = 2;  // of every 4 rows, those whose pieces 2c and 2c+1 add up in distributed shared memory before they are stored (0: none)
 
 constexpr int THREADS = THREADS_X * THREADS_Y;
 constexpr int BM = THREADS_Y * THREAD_TILE_Y;  // rows of C per block
@@ -81,13 +80,10 @@ static_assert(THREADS % 32 == 0 && THREADS <= 1024, "a block is whole warps, at 
 static_assert(32 % WARP_SHAPE_X == 0 && THREADS_X % WARP_SHAPE_X == 0 && THREADS_Y % WARP_SHAPE_Y == 0,
               "warps of WARP_SHAPE_X x WARP_SHAPE_Y lanes tile the THREADS_X x THREADS_Y threads");
 constexpr int shared_bytes(int stages) { return stages * (BM + A_PAD + BN + B_PAD) * TUNE_SPLIT * sizeof(float); }
-constexpr int STAGE_FLOATS_SPLIT = shared_bytes(STAGES_SPLIT) / sizeof(float);
-constexpr int SHARED_BYTES = shared_bytes(STAGES), SHARED_BYTES_SPLIT = shared_bytes(STAGES_SPLIT) + PAIR_ROWS * THREAD_TILE_X * THREADS * sizeof(float);
+constexpr int SHARED_BYTES = shared_bytes(STAGES), SHARED_BYTES_SPLIT = shared_bytes(STAGES_SPLIT);
 static_assert(SHARED_BYTES <= 227 * 1024 && SHARED_BYTES_SPLIT <= 227 * 1024, "a block has at most 227 KB of shared memory on Hopper");
 static_assert(MAX_SPLITS >= 1 && MIN_SPLIT_K_TILES >= 1 && MIN_GAIN_PERCENT >= 0 && TAIL_OVERHEAD_K_TILES >= 0,
               "at least one piece, of at least one k tile; more pieces only for a gain, never for a loss");
-static_assert(PAIR_ROWS >= 0 && PAIR_ROWS <= 4 && (PAIR_ROWS == 0 || THREAD_TILE_Y == 8),
-              "pairing keeps one of the thread tile's two bands of 4 rows (tile_row) in each block of a pair");
 static_assert(REDUCE_THREADS % 32 == 0 && REDUCE_THREADS <= 1024, "the reduction's blocks are whole warps");
 static_assert(BESIDE_REDUCE_THREADS % 32 == 0 && BESIDE_REDUCE_THREADS * BESIDE_REDUCE_REGISTERS <= 4096,
               "a reduction block beside the whole tiles is whole warps and fits the registers a block of "
@@ -293,94 +289,6 @@ __device__ __forceinline__ void wait_for_producer() {
 #endif
 }
 
-// Thread block clusters (sm_90): the blocks in this block's cluster (1 where the launch asked
-// for none), this block's rank in it, the two halves of a barrier across it, the address of the same byte of
-// shared memory in block `rank`, and a 16-byte store there.
-__device__ __forceinline__ unsigned cluster_blocks() {
-  unsigned blocks = 1;
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("mov.u32 %0, %%cluster_nctarank;\n" : "=r"(blocks));
-#endif
-  return blocks;
-}
-__device__ __forceinline__ unsigned cluster_rank() {
-  unsigned rank = 0;
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(rank));
-#endif
-  return rank;
-}
-__device__ __forceinline__ void cluster_arrive() {  // release: this thread's stores before it are seen after the wait
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("barrier.cluster.arrive.release;\n" ::: "memory");
-#endif
-}
-__device__ __forceinline__ void cluster_wait() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("barrier.cluster.wait.acquire;\n" ::: "memory");
-#endif
-}
-__device__ __forceinline__ unsigned cluster_shared(const void* local, unsigned rank) {
-  unsigned remote = 0;
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n"
-               : "=r"(remote)
-               : "r"(static_cast<unsigned>(__cvta_generic_to_shared(local))), "r"(rank));
-#endif
-  return remote;
-}
-__device__ __forceinline__ void store_cluster_shared(unsigned address, float a, float b, float c, float d) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("st.shared::cluster.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"r"(address), "f"(a), "f"(b), "f"(c), "f"(d) : "memory");
-#endif
-}
-
-// PAIR_ROWS: this block and its partner (the other block of its cluster) computed pieces 2c and
-// 2c+1 of one tile. Rows i with i % 4 < PAIR_ROWS of every thread's tile are the paired rows:
-// each block keeps those of its half of the tile (i / 4 == KEEP, its rank) and pushes those
-// of the other half into its partner's box (shared memory past the stages, [row][j/4][thread]:
-// a warp's 16-byte stores side by side). While they fly it stores its other rows to its own
-// slice z, as without pairing; after the barrier it adds what it received to what it kept
-// (two terms: the same bits in either order) and stores the sums to slice 2c.
-template <int KEEP>
-__device__ __forceinline__ void store_pair(const sgemm::Problem& p, float (&acc)[THREAD_TILE_Y][THREAD_TILE_X], float* partials,
-                                           int ld_partials, int block_row, int block_col, int thread_x, int thread_y, int tid) {
-  constexpr int HALF = THREAD_TILE_Y / 2, VECTORS = THREAD_TILE_X / 4;
-  extern __shared__ __align__(16) float shared[];
-  float4* box = reinterpret_cast<float4*>(shared + STAGE_FLOATS_SPLIT);  // [PAIR_ROWS][VECTORS][THREADS]
-  const unsigned remote = cluster_shared(box, 1 - KEEP);
-#pragma unroll
-  for (int i = 0; i < PAIR_ROWS; ++i)
-#pragma unroll
-    for (int j = 0; j < THREAD_TILE_X; j += 4) {
-      const int send = (1 - KEEP) * HALF + i;
-      store_cluster_shared(remote + ((i * VECTORS + j / 4) * THREADS + tid) * sizeof(float4), acc[send][j], acc[send][j + 1],
-                           acc[send][j + 2], acc[send][j + 3]);
-    }
-  cluster_arrive();  // this block's half of the paired rows is on its way
-  auto store = [&](float* slice, int i, int j, float4 v) {
-    const int row = block_row + tile_row(thread_y, i);
-    const int col = block_col + tile_col(thread_x, j);  // a multiple of 4, as is ld_partials
-    if (row < p.M && col < ld_partials) *reinterpret_cast<float4*>(&at(slice, ld_partials, row, col)) = v;
-  };
-  float* own = partials + std::size_t(blockIdx.z) * p.M * ld_partials;  // [M][ld_partials]
-#pragma unroll
-  for (int i = 0; i < THREAD_TILE_Y; ++i)
-#pragma unroll
-    for (int j = 0; j < THREAD_TILE_X; j += 4)
-      if (i % HALF >= PAIR_ROWS) store(own, i, j, make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]));
-  cluster_wait();  // the partner's half of the paired rows has landed here
-  float* pair = partials + std::size_t(blockIdx.z & ~1u) * p.M * ld_partials;
-#pragma unroll
-  for (int i = 0; i < PAIR_ROWS; ++i)
-#pragma unroll
-    for (int j = 0; j < THREAD_TILE_X; j += 4) {
-      const int keep = KEEP * HALF + i;
-      const float4 other = box[(i * VECTORS + j / 4) * THREADS + tid];
-      store(pair, keep, j, make_float4(acc[keep][j] + other.x, acc[keep][j + 1] + other.y, acc[keep][j + 2] + other.z, acc[keep][j + 3] + other.w));
-    }
-}
-
 // Where tile number t of the stream-K kernel lies in the grid of tiles (row, column):
 // column by column (TILE_GROUP = 0), or in groups of TILE_GROUP tile rows, column by column
 // inside each group, so that the blocks running at once cover fewer panels of A and B.
@@ -488,13 +396,6 @@ __device__ __forceinline__ void block_gemm(const sgemm::Problem& p, int k_tiles_
   }
   if constexpr (SPLIT) {  // one piece of K: the raw sums go to this piece's slice, 4 columns at a time
     launch_dependents();
-    if (PAIR_ROWS > 0 && cluster_blocks() == 2) {  // with its partner's piece (pieces launched in pairs)
-      if (cluster_rank() == 0)
-        store_pair<0>(p, acc, partials, ld_partials, block_row, block_col, thread_x, thread_y, tid);
-      else
-        store_pair<1>(p, acc, partials, ld_partials, block_row, block_col, thread_x, thread_y, tid);
-      return;
-    }
     float* slice = partials + std::size_t(blockIdx.z) * p.M * ld_partials;  // [M][ld_partials]
 #pragma unroll
     for (int i = 0; i < THREAD_TILE_Y; ++i)
@@ -702,7 +603,7 @@ __global__ void __maxnreg__(BESIDE_REDUCE_REGISTERS)
 // per thread. The pieces are added in the same order on every run, so the result has the
 // same bits every time (float atomics would add them in whatever order the blocks finish).
 __global__ void __launch_bounds__(REDUCE_THREADS)
-    sgemm_kernel_split_reduce(sgemm::Problem p, int splits, const float* partials, int ld_partials, int pair_rows) {
+    sgemm_kernel_split_reduce(sgemm::Problem p, int splits, const float* partials, int ld_partials) {
   const int vectors_per_row = ld_partials / 4;
   const long long vector = static_cast<long long>(blockIdx.x) * REDUCE_THREADS + threadIdx.x;
   if (vector >= static_cast<long long>(p.M) * vectors_per_row) return;
@@ -711,8 +612,7 @@ __global__ void __launch_bounds__(REDUCE_THREADS)
   const std::size_t slice_floats = std::size_t(p.M) * ld_partials;
   const float* piece = partials + std::size_t(row) * ld_partials + col;
   float4 sum = *reinterpret_cast<const float4*>(piece);
-  const int step = row % 4 < pair_rows ? 2 : 1;  // a paired row: slice 2c holds pieces 2c and 2c+1
-  for (int z = step; z < splits; z += step) {
+  for (int z = 1; z < splits; ++z) {
     const float4 v = *reinterpret_cast<const float4*>(piece + z * slice_floats);
     sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
   }
@@ -729,32 +629,6 @@ int gpu_slots() {
     CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sgemm_kernel_split<false>, THREADS, SHARED_BYTES_SPLIT));
     return sms * std::max(per_sm, 1);
-  }();
-  return slots;
-}
-
-// PAIR_ROWS: blocks of the split kernel the GPU runs at once in clusters of two (pieces 2c
-// and 2c+1 of a tile), 0 where the GPU or the build has no clusters.
-template <bool B_ALIGNED>
-int gpu_pair_slots() {
-  static const int slots = [] {
-    int device = 0, clusters_ok = 0, clusters = 0;
-    CUDA_CHECK(cudaGetDevice(&device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&clusters_ok, cudaDevAttrClusterLaunch, device));
-    cudaFuncAttributes attributes = {};
-    CUDA_CHECK(cudaFuncGetAttributes(&attributes, sgemm_kernel_split<B_ALIGNED>));
-    if (PAIR_ROWS == 0 || !clusters_ok || attributes.ptxVersion < 90) return 0;
-    cudaLaunchConfig_t config = {};
-    config.gridDim = dim3(1, 1, 2);
-    config.blockDim = dim3(THREADS_X, THREADS_Y);
-    config.dynamicSmemBytes = SHARED_BYTES_SPLIT;
-    cudaLaunchAttribute cluster = {};
-    cluster.id = cudaLaunchAttributeClusterDimension;
-    cluster.val.clusterDim.x = 1, cluster.val.clusterDim.y = 1, cluster.val.clusterDim.z = 2;
-    config.attrs = &cluster;
-    config.numAttrs = 1;
-    CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, sgemm_kernel_split<B_ALIGNED>, &config));
-    return 2 * clusters;
   }();
   return slots;
 }
@@ -918,8 +792,7 @@ void launch_kernels(const sgemm::Problem& p, cudaStream_t stream) {
   CUDA_CHECK(cudaFuncSetAttribute(sgemm_kernel<B_ALIGNED>, cudaFuncAttributeMaxDynamicSharedMemorySize, SHARED_BYTES));
   CUDA_CHECK(cudaFuncSetAttribute(sgemm_kernel_split<B_ALIGNED>, cudaFuncAttributeMaxDynamicSharedMemorySize, SHARED_BYTES_SPLIT));
   const int k_tiles = sgemm::ceil_div(p.K, TUNE_SPLIT);
-  const int chosen = choose_splits(p, grid.x * grid.y);
-  const int k_tiles_per_split = piece_length(p, grid.x * grid.y, chosen);
+  const int k_tiles_per_split = piece_length(p, grid.x * grid.y, choose_splits(p, grid.x * grid.y));
   const int splits = sgemm::ceil_div(k_tiles, k_tiles_per_split);  // no piece left empty
   const int tiles = grid.x * grid.y;
   const int sk_tiles = splits == 1 ? stream_k_tiles(tiles, k_tiles)
@@ -951,30 +824,9 @@ void launch_kernels(const sgemm::Problem& p, cudaStream_t stream) {
   }
   const int ld_partials = sgemm::ceil_div(p.N, 4) * 4;
   float* partials = partials_workspace(std::size_t(splits) * p.M * ld_partials, stream);
-  // PAIR_ROWS: an even count of pieces, none of them a short last piece (whose block would
-  // start with its partner instead of on an idle SM), and clusters of two that take every slot
-  // or at least every block.
-  const long long blocks = static_cast<long long>(grid.x) * grid.y * splits;
-  const int pair_slots = gpu_pair_slots<B_ALIGNED>();
-  const bool paired = splits % 2 == 0 && k_tiles_per_split == sgemm::ceil_div(k_tiles, chosen) && pair_slots > 0 &&
-                      (pair_slots == gpu_slots() || blocks <= pair_slots);
-  if (paired) {
-    cudaLaunchConfig_t config = {};
-    config.gridDim = dim3(grid.x, grid.y, splits);
-    config.blockDim = block;
-    config.dynamicSmemBytes = SHARED_BYTES_SPLIT;
-    config.stream = stream;
-    cudaLaunchAttribute cluster = {};
-    cluster.id = cudaLaunchAttributeClusterDimension;
-    cluster.val.clusterDim.x = 1, cluster.val.clusterDim.y = 1, cluster.val.clusterDim.z = 2;
-    config.attrs = &cluster;
-    config.numAttrs = 1;
-    CUDA_CHECK(cudaLaunchKernelEx(&config, sgemm_kernel_split<B_ALIGNED>, p, k_tiles_per_split, partials, ld_partials));
-  } else {
-    sgemm_kernel_split<B_ALIGNED><<<dim3(grid.x, grid.y, splits), block, SHARED_BYTES_SPLIT, stream>>>(p, k_tiles_per_split, partials, ld_partials);
-  }
+  sgemm_kernel_split<B_ALIGNED><<<dim3(grid.x, grid.y, splits), block, SHARED_BYTES_SPLIT, stream>>>(p, k_tiles_per_split, partials, ld_partials);
   launch_reduction(sgemm_kernel_split_reduce, static_cast<long long>(p.M) * (ld_partials / 4), stream, p, splits,
-                   static_cast<const float*>(partials), ld_partials, paired ? PAIR_ROWS : 0);
+                   static_cast<const float*>(partials), ld_partials);
 }
 
 // ALIGNED_KERNELS: B 16-byte aligned, as the vector copies need it (its start, and every
