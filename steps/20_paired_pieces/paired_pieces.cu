@@ -56,6 +56,8 @@ constexpr bool TAIL_PIECES = true;        // pieces that leave SMs idle: each sh
 constexpr int TAIL_OVERHEAD_K_TILES = 0;  // k tiles of time a short piece is charged beyond its own (its fill and its stores)
 constexpr int MIN_GAIN_PERCENT = 10;  // more pieces must cut the estimated time by this much
 constexpr int REDUCE_THREADS = 256;   // threads per block of the reduction kernel
+constexpr bool PAIR_ASYNC = true;  // the band crosses with st.async, counted in bytes on mbarriers in the partner's box (false: stores, then a barrier across the cluster)
+constexpr int PAIR_PHASES = 2;  // PAIR_ASYNC: mbarriers per box, so that the first rows' sums are stored while the last rows still cross
 constexpr int PAIR_ROWS = 4;  // of every 4 rows, those whose pieces 2c and 2c+1 add up in distributed shared memory before they are stored (0: none)
 
 constexpr int THREADS = THREADS_X * THREADS_Y;
@@ -81,10 +83,14 @@ static_assert(32 % WARP_SHAPE_X == 0 && THREADS_X % WARP_SHAPE_X == 0 && THREADS
               "warps of WARP_SHAPE_X x WARP_SHAPE_Y lanes tile the THREADS_X x THREADS_Y threads");
 constexpr int shared_bytes(int stages) { return stages * (BM + A_PAD + BN + B_PAD) * TUNE_SPLIT * sizeof(float); }
 constexpr int STAGE_FLOATS_SPLIT = shared_bytes(STAGES_SPLIT) / sizeof(float);
-constexpr int SHARED_BYTES = shared_bytes(STAGES), SHARED_BYTES_SPLIT = shared_bytes(STAGES_SPLIT) + PAIR_ROWS * THREAD_TILE_X * THREADS * sizeof(float);
+constexpr int BOX_BYTES = PAIR_ROWS * THREAD_TILE_X * THREADS * sizeof(float);
+constexpr int SHARED_BYTES = shared_bytes(STAGES),
+              SHARED_BYTES_SPLIT = shared_bytes(STAGES_SPLIT) + BOX_BYTES + (PAIR_ROWS > 0 && PAIR_ASYNC ? PAIR_PHASES * 8 : 0);
 static_assert(SHARED_BYTES <= 227 * 1024 && SHARED_BYTES_SPLIT <= 227 * 1024, "a block has at most 227 KB of shared memory on Hopper");
 static_assert(MAX_SPLITS >= 1 && MIN_SPLIT_K_TILES >= 1 && MIN_GAIN_PERCENT >= 0 && TAIL_OVERHEAD_K_TILES >= 0,
               "at least one piece, of at least one k tile; more pieces only for a gain, never for a loss");
+static_assert(!PAIR_ASYNC || PAIR_ROWS == 0 || (PAIR_PHASES >= 1 && PAIR_ROWS % PAIR_PHASES == 0),
+              "each phase of the box holds whole rows");
 static_assert(PAIR_ROWS >= 0 && PAIR_ROWS <= 4 && (PAIR_ROWS == 0 || THREAD_TILE_Y == 8),
               "pairing keeps one of the thread tile's two bands of 4 rows (tile_row) in each block of a pair");
 static_assert(REDUCE_THREADS % 32 == 0 && REDUCE_THREADS <= 1024, "the reduction's blocks are whole warps");
@@ -340,6 +346,42 @@ __device__ __forceinline__ void store_cluster_shared(unsigned address, float a, 
 #endif
 }
 
+// PAIR_ASYNC: the box's mbarriers, one per phase, each expecting its phase's bytes from the
+// partner (set up by one thread at the kernel's start, before the cluster's first arrive).
+__device__ __forceinline__ unsigned long long* box_barriers() {
+  extern __shared__ __align__(16) float shared[];
+  return reinterpret_cast<unsigned long long*>(shared + STAGE_FLOATS_SPLIT + BOX_BYTES / sizeof(float));
+}
+__device__ __forceinline__ void prepare_box_barriers() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  for (int phase = 0; phase < PAIR_PHASES; ++phase) {
+    const unsigned bar = static_cast<unsigned>(__cvta_generic_to_shared(box_barriers() + phase));
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(bar) : "memory");
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(BOX_BYTES / PAIR_PHASES) : "memory");
+  }
+  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void store_async(unsigned address, float a, float b, float c, float d, unsigned barrier) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.f32 [%0], {%1, %2, %3, %4}, [%5];\n" ::"r"(address), "f"(a),
+               "f"(b), "f"(c), "f"(d), "r"(barrier)
+               : "memory");
+#endif
+}
+__device__ __forceinline__ void wait_box(int phase) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  const unsigned bar = static_cast<unsigned>(__cvta_generic_to_shared(box_barriers() + phase));
+  asm volatile(
+      "{\n .reg .pred done;\n"
+      "WAIT_BOX_%=:\n"
+      " mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 done, [%0], 0;\n"
+      " @!done bra WAIT_BOX_%=;\n"
+      "}\n" ::"r"(bar)
+      : "memory");
+#endif
+}
+
 // PAIR_ROWS: this block and its partner (the other block of its cluster) computed pieces 2c and
 // 2c+1 of one tile. Rows i with i % 4 < PAIR_ROWS of every thread's tile (rows of C with
 // row % 4 < PAIR_ROWS, tile_row keeping row % 4 == i % 4) are the paired rows:
@@ -356,6 +398,41 @@ __device__ __forceinline__ void store_pair(const sgemm::Problem& p, float (&acc)
   float4* box = reinterpret_cast<float4*>(shared + STAGE_FLOATS_SPLIT);  // [PAIR_ROWS][VECTORS][THREADS]
   const unsigned remote = cluster_shared(box, 1 - KEEP);
   cluster_wait();  // the partner has started (its arrive at the kernel's start): its shared memory is there to write
+  if constexpr (PAIR_ASYNC) {
+    constexpr int PHASE_ROWS = PAIR_ROWS / PAIR_PHASES;
+    const unsigned remote_barriers = cluster_shared(box_barriers(), 1 - KEEP);
+#pragma unroll
+    for (int i = 0; i < PAIR_ROWS; ++i)
+#pragma unroll
+      for (int j = 0; j < THREAD_TILE_X; j += 4) {
+        const int send = (1 - KEEP) * HALF + i;
+        store_async(remote + ((i * VECTORS + j / 4) * THREADS + tid) * sizeof(float4), acc[send][j], acc[send][j + 1], acc[send][j + 2],
+                    acc[send][j + 3], remote_barriers + (i / PHASE_ROWS) * 8);
+      }
+    auto store = [&](float* slice, int i, int j, float4 v) {
+      const int row = block_row + tile_row(thread_y, i);
+      const int col = block_col + tile_col(thread_x, j);
+      if (row < p.M && col < ld_partials) *reinterpret_cast<float4*>(&at(slice, ld_partials, row, col)) = v;
+    };
+    float* own = partials + std::size_t(blockIdx.z) * p.M * ld_partials;
+#pragma unroll
+    for (int i = 0; i < THREAD_TILE_Y; ++i)
+#pragma unroll
+      for (int j = 0; j < THREAD_TILE_X; j += 4)
+        if (i % HALF >= PAIR_ROWS) store(own, i, j, make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]));
+    float* pair = partials + std::size_t(blockIdx.z & ~1u) * p.M * ld_partials;
+#pragma unroll
+    for (int i = 0; i < PAIR_ROWS; ++i) {
+      if (i % PHASE_ROWS == 0) wait_box(i / PHASE_ROWS);  // this phase's bytes have all landed
+#pragma unroll
+      for (int j = 0; j < THREAD_TILE_X; j += 4) {
+        const int keep = KEEP * HALF + i;
+        const float4 other = box[(i * VECTORS + j / 4) * THREADS + tid];
+        store(pair, keep, j, make_float4(acc[keep][j] + other.x, acc[keep][j + 1] + other.y, acc[keep][j + 2] + other.z, acc[keep][j + 3] + other.w));
+      }
+    }
+    return;
+  }
 #pragma unroll
   for (int i = 0; i < PAIR_ROWS; ++i)
 #pragma unroll
@@ -422,7 +499,10 @@ __device__ __forceinline__ void block_gemm(const sgemm::Problem& p, int k_tiles_
   // PAIR_ROWS: the first phase of the cluster's barrier says "started": a block may write into
   // its partner's shared memory only once the partner runs (store_pair waits for it).
   if constexpr (SPLIT)
-    if (PAIR_ROWS > 0 && cluster_blocks() == 2) cluster_arrive_relaxed();
+    if (PAIR_ROWS > 0 && cluster_blocks() == 2) {
+      if (PAIR_ASYNC && tid == 0) prepare_box_barriers();
+      cluster_arrive_relaxed();
+    }
   const int2 seg_at = STREAM ? tile_position(seg_tile, sgemm::ceil_div(p.M, BM), sgemm::ceil_div(p.N, BN)) : int2{};
   const int block_row = STREAM ? seg_at.x * BM : (SWAP_XY ? blockIdx.x : blockIdx.y) * BM;
   const int block_col = STREAM ? seg_at.y * BN : (SWAP_XY ? blockIdx.y : blockIdx.x) * BN;
