@@ -2,8 +2,9 @@
 // Change: where K is split into an even number of pieces (and none is step 19's short last piece),
 //         pieces 2c and 2c+1 of a tile run as a thread block cluster of two. Each block keeps half
 //         of the tile's rows and pushes the other half of its sums into its partner's shared
-//         memory; after a barrier across the cluster each adds the two halves it holds and stores
-//         that to one slice of the partial sums (store_pair). The reduction reads half the slices.
+//         memory (st.async, counted in bytes on mbarriers there); as they land each adds the two
+//         halves it holds and stores that to one slice of the partial sums (store_pair). The
+//         reduction reads half the slices.
 // Why:    at 1024^3 the split kernel's 128 blocks write 16 MiB of partial sums and the reduction
 //         reads them back, about 9 us of 55 moving data through L2 after the k loops end. Pairs
 //         halve both; the halves they exchange travel between SMs of one GPC instead of
@@ -56,8 +57,8 @@ constexpr bool TAIL_PIECES = true;        // pieces that leave SMs idle: each sh
 constexpr int TAIL_OVERHEAD_K_TILES = 0;  // k tiles of time a short piece is charged beyond its own (its fill and its stores)
 constexpr int MIN_GAIN_PERCENT = 10;  // more pieces must cut the estimated time by this much
 constexpr int REDUCE_THREADS = 256;   // threads per block of the reduction kernel
-constexpr bool PAIR_ASYNC = true;  // the band crosses with st.async, counted in bytes on mbarriers in the partner's box (false: stores, then a barrier across the cluster)
-constexpr int PAIR_PHASES = 2;  // PAIR_ASYNC: mbarriers per box, so that the first rows' sums are stored while the last rows still cross
+constexpr bool PAIR_ASYNC = true;  // the band crosses by st.async, its bytes counted on mbarriers in the partner's box (false: plain stores, then a barrier across the cluster)
+constexpr int PAIR_PHASES = 4;  // PAIR_ASYNC: mbarriers per box (at most PAIR_ROWS), so that a block stores its first rows' sums while the last rows still cross
 constexpr int PAIR_ROWS = 4;  // of every 4 rows, those whose pieces 2c and 2c+1 add up in distributed shared memory before they are stored (0: none)
 
 constexpr int THREADS = THREADS_X * THREADS_Y;
@@ -83,14 +84,15 @@ static_assert(32 % WARP_SHAPE_X == 0 && THREADS_X % WARP_SHAPE_X == 0 && THREADS
               "warps of WARP_SHAPE_X x WARP_SHAPE_Y lanes tile the THREADS_X x THREADS_Y threads");
 constexpr int shared_bytes(int stages) { return stages * (BM + A_PAD + BN + B_PAD) * TUNE_SPLIT * sizeof(float); }
 constexpr int STAGE_FLOATS_SPLIT = shared_bytes(STAGES_SPLIT) / sizeof(float);
-constexpr int BOX_BYTES = PAIR_ROWS * THREAD_TILE_X * THREADS * sizeof(float);
+constexpr int BOX_BYTES = PAIR_ROWS * THREAD_TILE_X * THREADS * sizeof(float);  // PAIR_ROWS: the partner's band
+constexpr int BOX_PHASES = PAIR_PHASES < PAIR_ROWS ? PAIR_PHASES : PAIR_ROWS;  // PAIR_ASYNC: the box's mbarriers
 constexpr int SHARED_BYTES = shared_bytes(STAGES),
-              SHARED_BYTES_SPLIT = shared_bytes(STAGES_SPLIT) + BOX_BYTES + (PAIR_ROWS > 0 && PAIR_ASYNC ? PAIR_PHASES * 8 : 0);
+              SHARED_BYTES_SPLIT = shared_bytes(STAGES_SPLIT) + BOX_BYTES + (PAIR_ASYNC ? BOX_PHASES * 8 : 0);
 static_assert(SHARED_BYTES <= 227 * 1024 && SHARED_BYTES_SPLIT <= 227 * 1024, "a block has at most 227 KB of shared memory on Hopper");
 static_assert(MAX_SPLITS >= 1 && MIN_SPLIT_K_TILES >= 1 && MIN_GAIN_PERCENT >= 0 && TAIL_OVERHEAD_K_TILES >= 0,
               "at least one piece, of at least one k tile; more pieces only for a gain, never for a loss");
-static_assert(!PAIR_ASYNC || PAIR_ROWS == 0 || (PAIR_PHASES >= 1 && PAIR_ROWS % PAIR_PHASES == 0),
-              "each phase of the box holds whole rows");
+static_assert(!PAIR_ASYNC || PAIR_ROWS == 0 || (PAIR_PHASES >= 1 && PAIR_ROWS % BOX_PHASES == 0),
+              "each of the box's phases holds whole rows");
 static_assert(PAIR_ROWS >= 0 && PAIR_ROWS <= 4 && (PAIR_ROWS == 0 || THREAD_TILE_Y == 8),
               "pairing keeps one of the thread tile's two bands of 4 rows (tile_row) in each block of a pair");
 static_assert(REDUCE_THREADS % 32 == 0 && REDUCE_THREADS <= 1024, "the reduction's blocks are whole warps");
@@ -354,10 +356,10 @@ __device__ __forceinline__ unsigned long long* box_barriers() {
 }
 __device__ __forceinline__ void prepare_box_barriers() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  for (int phase = 0; phase < PAIR_PHASES; ++phase) {
+  for (int phase = 0; phase < BOX_PHASES; ++phase) {
     const unsigned bar = static_cast<unsigned>(__cvta_generic_to_shared(box_barriers() + phase));
     asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(bar) : "memory");
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(BOX_BYTES / PAIR_PHASES) : "memory");
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(BOX_BYTES / BOX_PHASES) : "memory");
   }
   asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
 #endif
@@ -388,8 +390,13 @@ __device__ __forceinline__ void wait_box(int phase) {
 // each block keeps those of its half of the tile (i / 4 == KEEP, its rank) and pushes those
 // of the other half into its partner's box (shared memory past the stages, [row][j/4][thread]:
 // a warp's 16-byte stores side by side). While they fly it stores its other rows to its own
-// slice z, as without pairing; after the barrier it adds what it received to what it kept
-// (two terms: the same bits in either order) and stores the sums to slice 2c.
+// slice z, as without pairing. Once the partner's rows have landed it adds them to what it
+// kept (two terms: the same bits in either order) and stores the sums to slice 2c. PAIR_ASYNC:
+// the rows cross as st.async, each counted in bytes on the mbarrier of its phase in the
+// partner's box, and a block waits for each phase in turn, so that it stores the sums of the
+// first rows while the last ones still cross; there is no release fence and no barrier after
+// the k loop. Otherwise: plain remote stores, then a barrier across the cluster (its arrive
+// releases them, its wait acquires the partner's).
 template <int KEEP>
 __device__ __forceinline__ void store_pair(const sgemm::Problem& p, float (&acc)[THREAD_TILE_Y][THREAD_TILE_X], float* partials,
                                            int ld_partials, int block_row, int block_col, int thread_x, int thread_y, int tid) {
@@ -397,51 +404,21 @@ __device__ __forceinline__ void store_pair(const sgemm::Problem& p, float (&acc)
   extern __shared__ __align__(16) float shared[];
   float4* box = reinterpret_cast<float4*>(shared + STAGE_FLOATS_SPLIT);  // [PAIR_ROWS][VECTORS][THREADS]
   const unsigned remote = cluster_shared(box, 1 - KEEP);
+  const unsigned remote_barriers = cluster_shared(box_barriers(), 1 - KEEP);  // PAIR_ASYNC
+  constexpr int PHASE_ROWS = BOX_PHASES > 0 ? PAIR_ROWS / BOX_PHASES : 1;
   cluster_wait();  // the partner has started (its arrive at the kernel's start): its shared memory is there to write
-  if constexpr (PAIR_ASYNC) {
-    constexpr int PHASE_ROWS = PAIR_ROWS / PAIR_PHASES;
-    const unsigned remote_barriers = cluster_shared(box_barriers(), 1 - KEEP);
-#pragma unroll
-    for (int i = 0; i < PAIR_ROWS; ++i)
-#pragma unroll
-      for (int j = 0; j < THREAD_TILE_X; j += 4) {
-        const int send = (1 - KEEP) * HALF + i;
-        store_async(remote + ((i * VECTORS + j / 4) * THREADS + tid) * sizeof(float4), acc[send][j], acc[send][j + 1], acc[send][j + 2],
-                    acc[send][j + 3], remote_barriers + (i / PHASE_ROWS) * 8);
-      }
-    auto store = [&](float* slice, int i, int j, float4 v) {
-      const int row = block_row + tile_row(thread_y, i);
-      const int col = block_col + tile_col(thread_x, j);
-      if (row < p.M && col < ld_partials) *reinterpret_cast<float4*>(&at(slice, ld_partials, row, col)) = v;
-    };
-    float* own = partials + std::size_t(blockIdx.z) * p.M * ld_partials;
-#pragma unroll
-    for (int i = 0; i < THREAD_TILE_Y; ++i)
-#pragma unroll
-      for (int j = 0; j < THREAD_TILE_X; j += 4)
-        if (i % HALF >= PAIR_ROWS) store(own, i, j, make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]));
-    float* pair = partials + std::size_t(blockIdx.z & ~1u) * p.M * ld_partials;
-#pragma unroll
-    for (int i = 0; i < PAIR_ROWS; ++i) {
-      if (i % PHASE_ROWS == 0) wait_box(i / PHASE_ROWS);  // this phase's bytes have all landed
-#pragma unroll
-      for (int j = 0; j < THREAD_TILE_X; j += 4) {
-        const int keep = KEEP * HALF + i;
-        const float4 other = box[(i * VECTORS + j / 4) * THREADS + tid];
-        store(pair, keep, j, make_float4(acc[keep][j] + other.x, acc[keep][j + 1] + other.y, acc[keep][j + 2] + other.z, acc[keep][j + 3] + other.w));
-      }
-    }
-    return;
-  }
 #pragma unroll
   for (int i = 0; i < PAIR_ROWS; ++i)
 #pragma unroll
     for (int j = 0; j < THREAD_TILE_X; j += 4) {
       const int send = (1 - KEEP) * HALF + i;
-      store_cluster_shared(remote + ((i * VECTORS + j / 4) * THREADS + tid) * sizeof(float4), acc[send][j], acc[send][j + 1],
-                           acc[send][j + 2], acc[send][j + 3]);
+      const unsigned to = remote + ((i * VECTORS + j / 4) * THREADS + tid) * sizeof(float4);
+      if constexpr (PAIR_ASYNC)  // counted on the partner's mbarrier of row i's phase
+        store_async(to, acc[send][j], acc[send][j + 1], acc[send][j + 2], acc[send][j + 3], remote_barriers + i / PHASE_ROWS * 8);
+      else
+        store_cluster_shared(to, acc[send][j], acc[send][j + 1], acc[send][j + 2], acc[send][j + 3]);
     }
-  cluster_arrive();  // this block's half of the paired rows is on its way
+  if constexpr (!PAIR_ASYNC) cluster_arrive();  // this block's half of the paired rows is on its way
   auto store = [&](float* slice, int i, int j, float4 v) {
     const int row = block_row + tile_row(thread_y, i);
     const int col = block_col + tile_col(thread_x, j);  // a multiple of 4, as is ld_partials
@@ -453,16 +430,18 @@ __device__ __forceinline__ void store_pair(const sgemm::Problem& p, float (&acc)
 #pragma unroll
     for (int j = 0; j < THREAD_TILE_X; j += 4)
       if (i % HALF >= PAIR_ROWS) store(own, i, j, make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]));
-  cluster_wait();  // the partner's half of the paired rows has landed here
+  if constexpr (!PAIR_ASYNC) cluster_wait();  // the partner's half of the paired rows has landed here
   float* pair = partials + std::size_t(blockIdx.z & ~1u) * p.M * ld_partials;
 #pragma unroll
-  for (int i = 0; i < PAIR_ROWS; ++i)
+  for (int i = 0; i < PAIR_ROWS; ++i) {
+    if (PAIR_ASYNC && i % PHASE_ROWS == 0) wait_box(i / PHASE_ROWS);  // this phase's rows have all landed here
 #pragma unroll
     for (int j = 0; j < THREAD_TILE_X; j += 4) {
       const int keep = KEEP * HALF + i;
       const float4 other = box[(i * VECTORS + j / 4) * THREADS + tid];
       store(pair, keep, j, make_float4(acc[keep][j] + other.x, acc[keep][j + 1] + other.y, acc[keep][j + 2] + other.z, acc[keep][j + 3] + other.w));
     }
+  }
 }
 
 // Where tile number t of the stream-K kernel lies in the grid of tiles (row, column):
@@ -500,7 +479,7 @@ __device__ __forceinline__ void block_gemm(const sgemm::Problem& p, int k_tiles_
   // its partner's shared memory only once the partner runs (store_pair waits for it).
   if constexpr (SPLIT)
     if (PAIR_ROWS > 0 && cluster_blocks() == 2) {
-      if (PAIR_ASYNC && tid == 0) prepare_box_barriers();
+      if (PAIR_ASYNC && tid == 0) prepare_box_barriers();  // before the arrive: the partner's first st.async comes after it
       cluster_arrive_relaxed();
     }
   const int2 seg_at = STREAM ? tile_position(seg_tile, sgemm::ceil_div(p.M, BM), sgemm::ceil_div(p.N, BN)) : int2{};
