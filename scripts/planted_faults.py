@@ -175,7 +175,7 @@ FAULTS = [
        "const float4 other = box[(i * VECTORS + j / 4) * THREADS + (tid ^ 1)];")],
      [("--check --sizes 1000x1000x1000,600x700x900 --alpha 1.5 --beta 0.5", "check")]),
     # The 3xTF32 steps and IEEE special values (--specials: Inf, NaN, values rounding past
-    # FLT_MAX, TF32-exact partners of an infinity). K >= 8 everywhere: below that step 20
+    # FLT_MAX, TF32-exact partners of an infinity). K >= 8 everywhere: below that step 21
     # multiplies in FP32 and has no split to get wrong.
     ("3xTF32: the fast split's Inf - Inf = NaN kept (no careful redo)", "21_tf32x3_mma",
      [("if (__syncthreads_or(nan)) {", "if (false && __syncthreads_or(nan)) {")],
