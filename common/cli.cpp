@@ -177,6 +177,12 @@ std::string usage(const std::string& program) {
     << "  --variant LABEL             label the CSV rows, e.g. THREAD_TILE_X=8;THREAD_TILE_Y=4\n"
     << "  --save-c FILE               write the (last shape's) result C as .npy\n"
     << "  --device D                  CUDA device index (default 0)\n"
+    << "  --sms N                     run on N of the GPU's SMs (a green context, rounded up by the\n"
+    << "                              GPU); rows record the count: an emulation of a smaller GPU\n"
+    << "  --requirements              print the shared memory and compute capability this build\n"
+    << "                              needs, and its tuning; needs no GPU\n"
+    << "  --expect-path P             the check fails unless the step took path P (whole-tiles,\n"
+    << "                              split-K, stream-K, ...) for every shape\n"
     << "  -h, --help                  this text\n"
     << "Each option is given at most once. Input files are read and output files opened before\n"
     << "the GPU is used, so a bad file or path is reported at once.\n"
@@ -187,10 +193,10 @@ std::string usage(const std::string& program) {
 
 Options parse_args(int argc, const char* const* argv) {
   static const std::set<std::string> kFlags = {"--check", "--time-only", "--no-cublas-timing",
-                                                "--record-failures", "--specials"};
+                                                "--record-failures", "--specials", "--requirements"};
   static const std::set<std::string> kWithValue = {
       "--size", "--sizes", "-m", "-n", "-k", "--alpha", "--beta", "--seed", "--reps", "--warmup", "--device",
-      "--csv", "--variant", "--load-a", "--load-b", "--load-c", "--save-c", "--ld-pad"};
+      "--csv", "--variant", "--load-a", "--load-b", "--load-c", "--save-c", "--ld-pad", "--sms", "--expect-path"};
   auto is_option = [&](const std::string& a) {
     return a == "-h" || a == "--help" || kFlags.count(a) || kWithValue.count(a);
   };
@@ -249,6 +255,12 @@ Options parse_args(int argc, const char* const* argv) {
       o.warmup = parse_int(v, "warmup", 0, kMaxWarmup);
     } else if (arg == "--device") {
       o.device = parse_int(v, "device", 0);
+    } else if (arg == "--sms") {
+      o.sms = parse_int(v, "sms", 1, 100000);
+    } else if (arg == "--expect-path") {  // a step's path name: whole-tiles, split-K, stream-K, ...
+      if (v.empty() || v.size() > 40 || v.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-") != std::string::npos)
+        throw UsageError("--expect-path takes a path name such as whole-tiles, split-K or stream-K, got '" + printable(v) + "'");
+      o.expect_path = v;
     } else if (arg == "--csv") {
       o.csv_path = file_name();
     } else if (arg == "--variant") {  // may be empty: the label of the default tunables
@@ -288,6 +300,7 @@ Options parse_args(int argc, const char* const* argv) {
   if (has("--time-only")) o.mode = Mode::TimeOnly;
   o.compare_cublas = !has("--no-cublas-timing");
   o.record_failures = has("--record-failures");
+  o.requirements = has("--requirements");
   if (has("--variant") && !has("--csv")) throw UsageError("--variant labels CSV rows; it needs --csv");
 
   const bool have_sizes = has("--sizes");

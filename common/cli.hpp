@@ -50,6 +50,11 @@ struct Options {
   // --specials: IEEE special values (Inf, NaN, values near FLT_MAX) planted into the random
   // inputs (inputs.hpp); non-finite outputs are then judged by their class (verify.hpp).
   bool specials = false;
+  // --sms N: run on N of the GPU's SMs (a green context; the GPU rounds N up to its SM
+  // groups), to see how a step's choices and speed move with another GPU's SM count.
+  int sms = 0;
+  bool requirements = false;  // --requirements: print what the step needs of a GPU, and exit
+  std::string expect_path;    // --expect-path P: the check also fails where the step took another path
   bool help = false;
 };
 

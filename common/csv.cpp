@@ -15,7 +15,7 @@ const char* const kColumns[] = {
     "step", "variant", "m", "n", "k", "alpha", "beta", "reps", "ms_median", "ms_min", "gflops",
     "gflops_best", "cublas_ms_median", "cublas_gflops", "ratio_to_cublas", "max_err_over_bound",
     "err_max_u", "err_rms_u", "cublas_err_max_u", "cublas_err_rms_u", "err_rms_vs_cublas", "verified", "gpu", "sm_count", "sm_clock_mhz", "driver", "runtime", "cublas", "arch",
-    "build_type", "git_rev", "timestamp"};
+    "build_type", "git_rev", "tuning", "device_sm_count", "timestamp"};
 constexpr std::size_t kNumColumns = sizeof(kColumns) / sizeof(kColumns[0]);
 
 std::string quote(const std::string& s) {
@@ -53,7 +53,8 @@ std::string to_csv(const ResultRow& r) {
       num_or_empty(r.err_rms_u), num_or_empty(r.cublas_err_max_u), num_or_empty(r.cublas_err_rms_u),
       num_or_empty(r.err_rms_vs_cublas), r.verified ? "1" : "0", quote(p.gpu),
       std::to_string(p.sm_count), std::to_string(p.sm_clock_mhz), quote(p.driver), quote(p.runtime),
-      quote(p.cublas), quote(p.arch), quote(p.build_type), quote(p.git_rev), quote(r.timestamp)};
+      quote(p.cublas), quote(p.arch), quote(p.build_type), quote(p.git_rev), quote(p.tuning),
+      std::to_string(p.device_sm_count), quote(r.timestamp)};
   static_assert(sizeof(fields) / sizeof(fields[0]) == kNumColumns);
   std::string line;
   for (std::size_t i = 0; i < kNumColumns; ++i) line += (i ? "," : "") + fields[i];

@@ -17,6 +17,8 @@ struct Provenance {
   std::string arch;         // architectures the binary was built for, e.g. 90
   std::string build_type;   // build type and flags
   std::string git_rev;      // short hash, "-dirty" if the tree had changes
+  std::string tuning;       // the knobs' source: "defaults", a GPU's or class's tuning (tunings/)
+  int device_sm_count = 0;  // the device's SMs; more than sm_count in an emulation (--sms)
 };
 
 inline constexpr double kNotMeasured = std::numeric_limits<double>::quiet_NaN();

@@ -23,6 +23,8 @@
 #include <string>
 #include <vector>
 
+#include <cuda.h>  // the driver API's green-context types (--sms); its functions come through the runtime
+
 #include <thrust/execution_policy.h>
 #include <thrust/system/cuda/execution_policy.h>
 #include <thrust/iterator/counting_iterator.h>
@@ -130,6 +132,93 @@ int select_device(int device) {
   return count;
 }
 
+Gpu g_gpu;  // sgemm::gpu(): filled in by read_gpu before the step's first launch
+const char* g_path = nullptr;  // sgemm::took_path(): the last launch's path, and its count
+int g_path_count = 0;
+
+// The GPU's facts, for the step's choices (split-K, stream-K) and the needs check. sm_count
+// is `sms` in a green context (--sms), else the device's.
+Gpu read_gpu(int device, int sms) {
+  Gpu g;
+  int major = 0, minor = 0, mem_khz = 0, bus_bits = 0, clusters = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&g.sm_count, cudaDevAttrMultiProcessorCount, device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&g.shared_per_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&g.clock_mhz, cudaDevAttrClockRate, device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, device));
+  g.compute_capability = major * 10 + minor;
+  g.clock_mhz /= 1000;
+  // sm_80 (A100) has 64 FP32 lanes per SM; sm_86, sm_89 and sm_90 have 128.
+  g.fp32_lanes_per_sm = g.compute_capability == 80 ? 64 : 128;
+  g.dram_bytes_per_us = 2.0 * mem_khz * 1e3 * (bus_bits / 8) / 1e6;  // double data rate
+  g.clusters = clusters != 0;
+  if (sms > 0) g.sm_count = sms;
+  return g;
+}
+
+// --sms N: a green context of at least N of the device's SMs, made current, so that every
+// launch after it (the step's, cuBLAS's and the harness's) runs on those SMs alone. The
+// driver's functions come through the runtime (cudaGetDriverEntryPointByVersion), so the
+// programs need no link to the driver library. Returns the SMs granted: the GPU hands them
+// out in groups (8 on an H100), so N is rounded up.
+int make_green_context(int device, int sms) {
+  auto entry = [](const char* name) {
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    CUDA_CHECK(cudaGetDriverEntryPointByVersion(name, &fn, 12040, cudaEnableDefault, &found));
+    if (found != cudaDriverEntryPointSuccess || !fn)
+      throw NoGpu(std::string("--sms needs green contexts (CUDA driver 12.4 or newer); ") + name + " not found");
+    return fn;
+  };
+  auto check = [](CUresult r, const char* what) {
+    if (r != CUDA_SUCCESS) throw std::runtime_error(std::string("--sms: ") + what + " failed (CUresult " + std::to_string(r) + ")");
+  };
+  using GetDevice = CUresult (*)(CUdevice*, int);
+  using GetResource = CUresult (*)(CUdevice, CUdevResource*, CUdevResourceType);
+  using Split = CUresult (*)(CUdevResource*, unsigned*, const CUdevResource*, CUdevResource*, unsigned, unsigned);
+  using Describe = CUresult (*)(CUdevResourceDesc*, CUdevResource*, unsigned);
+  using Create = CUresult (*)(CUgreenCtx*, CUdevResourceDesc, CUdevice, unsigned);
+  using ToContext = CUresult (*)(CUcontext*, CUgreenCtx);
+  using SetCurrent = CUresult (*)(CUcontext);
+  CUdevice dev{};
+  check(reinterpret_cast<GetDevice>(entry("cuDeviceGet"))(&dev, device), "cuDeviceGet");
+  CUdevResource all{}, group{}, rest{};
+  check(reinterpret_cast<GetResource>(entry("cuDeviceGetDevResource"))(dev, &all, CU_DEV_RESOURCE_TYPE_SM),
+        "cuDeviceGetDevResource");
+  if (unsigned(sms) > all.sm.smCount)
+    throw UsageError("--sms " + std::to_string(sms) + " but the GPU has " + std::to_string(all.sm.smCount) + " SMs");
+  if (unsigned(sms) == all.sm.smCount) return sms;  // all of them: no green context needed
+  unsigned groups = 1;
+  check(reinterpret_cast<Split>(entry("cuDevSmResourceSplitByCount"))(&group, &groups, &all, &rest, 0, sms),
+        "cuDevSmResourceSplitByCount");
+  CUdevResourceDesc desc{};
+  check(reinterpret_cast<Describe>(entry("cuDevResourceGenerateDesc"))(&desc, &group, 1), "cuDevResourceGenerateDesc");
+  CUgreenCtx green{};
+  check(reinterpret_cast<Create>(entry("cuGreenCtxCreate"))(&green, desc, dev, CU_GREEN_CTX_DEFAULT_STREAM),
+        "cuGreenCtxCreate");
+  CUcontext context{};
+  check(reinterpret_cast<ToContext>(entry("cuCtxFromGreenCtx"))(&context, green), "cuCtxFromGreenCtx");
+  check(reinterpret_cast<SetCurrent>(entry("cuCtxSetCurrent"))(context), "cuCtxSetCurrent");
+  return static_cast<int>(group.sm.smCount);
+}
+
+// "NN_slug needs ... ; this GPU ... allows ...", or "" where the GPU can run the step.
+std::string unmet_need(const char* step, const Needs& needs, const Gpu& g, const std::string& gpu_name,
+                       const char* tuning) {
+  if (needs.compute_capability != 0 && g.compute_capability != needs.compute_capability)
+    return std::string(step) + " needs a GPU of compute capability " + std::to_string(needs.compute_capability / 10) +
+           "." + std::to_string(needs.compute_capability % 10) + "; this one (" + gpu_name + ") is " +
+           std::to_string(g.compute_capability / 10) + "." + std::to_string(g.compute_capability % 10);
+  if (needs.shared_bytes > g.shared_per_block)
+    return std::string(step) + " needs " + std::to_string(needs.shared_bytes) +
+           " B of shared memory per block (tuning " + tuning + "); this GPU (" + gpu_name + ") allows " +
+           std::to_string(g.shared_per_block) + " B: build with its tuning (README, 'Tune it for your GPU')";
+  return "";
+}
+
 Provenance read_provenance(int device) {
   cudaDeviceProp prop{};
   CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
@@ -144,10 +233,9 @@ Provenance read_provenance(int device) {
   p.driver = version_string(driver);
   p.runtime = version_string(runtime);
   p.cublas = cublas_version_string();
-  p.arch = SGEMM_CUDA_ARCHS;
-  if (p.arch == "native") p.arch += "=" + std::to_string(prop.major) + std::to_string(prop.minor);
   p.build_type = SGEMM_BUILD_FLAGS;
   p.git_rev = SGEMM_GIT_REV;
+  p.device_sm_count = p.sm_count;
   return p;
 }
 
@@ -428,8 +516,13 @@ std::size_t bytes_needed(const Options& o, const Shape& s, std::size_t flush_flo
 }
 
 void print_header(const char* step, const Provenance& p, bool specials) {
-  std::printf("%s on %s (%d SMs, %d MHz max), driver %s, runtime %s, cuBLAS %s, %s\n", step, p.gpu.c_str(),
-              p.sm_count, p.sm_clock_mhz, p.driver.c_str(), p.runtime.c_str(), p.cublas.c_str(), p.git_rev.c_str());
+  const std::string sms = p.sm_count < p.device_sm_count
+                              ? std::to_string(p.sm_count) + " of its " + std::to_string(p.device_sm_count) +
+                                    " SMs (--sms: an emulation of a smaller GPU)"
+                              : std::to_string(p.sm_count) + " SMs";
+  std::printf("%s on %s (%s, %d MHz max), driver %s, runtime %s, cuBLAS %s, %s, tuning %s\n", step, p.gpu.c_str(),
+              sms.c_str(), p.sm_clock_mhz, p.driver.c_str(), p.runtime.c_str(), p.cublas.c_str(), p.git_rev.c_str(),
+              p.tuning.c_str());
   std::printf("errors in units of u = 2^-24 of |alpha||A||B| + |beta||C| against an FP64 reference; "
               "FP32-grade limit %g u on random inputs\n", kAccuracyLimitU);
   if (specials)
@@ -449,7 +542,28 @@ std::string step_folder(std::string name) {
 
 }  // namespace
 
-int run_step(int argc, char** argv, const char* step_name, LaunchFn launch, int required_sm) {
+const Gpu& gpu() { return g_gpu; }
+
+void took_path(const char* path, int count) {
+  g_path = path;
+  g_path_count = count;
+}
+
+// nvcc's "800,900" as "80 90", the form of CMAKE_CUDA_ARCHITECTURES; the harness's own list
+// where the step's is unknown.
+std::string arch_list(const char* archs) {
+  std::string out;
+  for (const char* c = archs; *c;) {
+    int v = 0;
+    while (*c >= '0' && *c <= '9') v = v * 10 + (*c++ - '0');
+    if (v) out += (out.empty() ? "" : " ") + std::to_string(v / 10);
+    while (*c && (*c < '0' || *c > '9')) ++c;
+  }
+  return out.empty() ? SGEMM_CUDA_ARCHS : out;
+}
+
+int run_step(int argc, char** argv, const char* step_name, LaunchFn launch, Needs needs, const char* tuning,
+             const char* archs) {
   const std::string step = step_folder(step_name);  // a step built alone passes its __FILE__
   step_name = step.c_str();
   const std::string program = argc > 0 ? argv[0] : step_name;
@@ -457,6 +571,11 @@ int run_step(int argc, char** argv, const char* step_name, LaunchFn launch, int 
     Options o = parse_args(argc, argv);
     if (o.help) {
       std::cout << step_name << ": one step of sgemm-steps\n" << usage(program);
+      return kExitOk;
+    }
+    if (o.requirements) {  // one line, key=value, read by the class test and scripts/tune.sh
+      std::printf("%s shared_bytes=%d compute_capability=%d arch=%s tuning=%s\n", step_name, needs.shared_bytes,
+                  needs.compute_capability, arch_list(archs).c_str(), tuning);
       return kExitOk;
     }
     if (const char* tf32 = std::getenv("NVIDIA_TF32_OVERRIDE"); tf32 && std::string(tf32) != "0")
@@ -472,17 +591,16 @@ int run_step(int argc, char** argv, const char* step_name, LaunchFn launch, int 
     Outputs outputs = open_outputs(o, o.shapes.back());
 
     select_device(o.device);
-    if (required_sm != 0) {
-      cudaDeviceProp prop{};
-      CUDA_CHECK(cudaGetDeviceProperties(&prop, o.device));
-      if (prop.major * 10 + prop.minor != required_sm)
-        throw NoGpu(std::string(step_name) + " needs a GPU of compute capability " + std::to_string(required_sm / 10) +
-                    "." + std::to_string(required_sm % 10) + " (its kernel is built for sm_" +
-                    std::to_string(required_sm) + "a); this one (" + prop.name + ") is " +
-                    std::to_string(prop.major) + "." + std::to_string(prop.minor));
-    }
+    const int sms = o.sms > 0 ? make_green_context(o.device, o.sms) : 0;
+    g_gpu = read_gpu(o.device, sms);
+    Provenance prov = read_provenance(o.device);
+    prov.sm_count = g_gpu.sm_count;
+    prov.tuning = tuning;
+    prov.arch = arch_list(archs);
+    // What this build needs against what the GPU has: a step that cannot run here is skipped.
+    if (const std::string unmet = unmet_need(step_name, needs, g_gpu, prov.gpu, tuning); !unmet.empty())
+      throw NoGpu(unmet);
     create_cublas_handle();
-    const Provenance prov = read_provenance(o.device);
     int l2_bytes = 0;
     CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, o.device));
     const std::size_t flush_floats = 2 * std::size_t(l2_bytes) / sizeof(float);
@@ -529,8 +647,10 @@ int run_step(int argc, char** argv, const char* step_name, LaunchFn launch, int 
       if (o.mode != Mode::TimeOnly) {
         const auto start = std::chrono::steady_clock::now();
         run.poison_c();
+        g_path = nullptr;
         run.launch_step(launch);
         const VerifyReport first = run.check_result(got);
+        const std::string path = g_path ? g_path : "";
         const double seconds = run.reference_seconds() +
                                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         row.cublas_err_max_u = run.cublas_accuracy().max_u;
@@ -546,11 +666,16 @@ int run_step(int argc, char** argv, const char* step_name, LaunchFn launch, int 
         }
         std::snprintf(accuracy, sizeof accuracy, "%8.3g %8.3g %8.3g %6.2f", row.err_max_u, row.err_rms_u,
                       row.cublas_err_rms_u, seconds);
-        row.verified = first.ok && same_bits;
+        if (!path.empty()) notes.push_back("path: " + path + " (" + std::to_string(g_path_count) + ")");
+        const bool path_ok = o.expect_path.empty() || path == o.expect_path;
+        row.verified = first.ok && same_bits && path_ok;
         check = row.verified ? "ok" : "FAILED";
         if (!row.verified) {
-          if (first.ok)
+          if (first.ok && !same_bits)
             std::printf("%7d %7d %7d  FAILED: a second run on the same inputs gave different bits\n", s.m, s.n, s.k);
+          else if (first.ok)
+            std::printf("%7d %7d %7d  FAILED: the step took path '%s', --expect-path says '%s'\n", s.m, s.n, s.k,
+                        path.empty() ? "(none reported)" : path.c_str(), o.expect_path.c_str());
           else
             std::printf("%7d %7d %7d  %s\n", s.m, s.n, s.k, first.summary().c_str());
           print_notes();

@@ -72,6 +72,11 @@ class Row:
     arch: str
     build_type: str
     git_rev: str
+    # The knobs' source ("defaults", a GPU's or a class's tuning); "" in files from before
+    # tunings existed. device_sm_count > sm_count marks an emulation (--sms): never a result
+    # of another GPU.
+    tuning: str
+    device_sm_count: int
     timestamp: dt.datetime
 
     @property
@@ -87,11 +92,17 @@ class Row:
     def has_accuracy(self) -> bool:
         return self.err_rms_u is not None
 
+    @property
+    def is_emulation(self) -> bool:
+        return self.sm_count < self.device_sm_count
+
 
 HEADER = tuple(f.name for f in fields(Row))
 ACCURACY = ("err_max_u", "err_rms_u", "cublas_err_max_u", "cublas_err_rms_u",
             "err_rms_vs_cublas")
-OLD_HEADER = tuple(name for name in HEADER if name not in ACCURACY)  # before the accuracy
+TUNING = ("tuning", "device_sm_count")
+PRE_TUNING_HEADER = tuple(name for name in HEADER if name not in TUNING)  # before tunings
+OLD_HEADER = tuple(name for name in PRE_TUNING_HEADER if name not in ACCURACY)  # before the accuracy
 
 
 # Field parsers: each takes the raw text and returns the value or raises ValueError(reason).
@@ -207,6 +218,8 @@ PARSERS = {
     "arch": str,
     "build_type": str,
     "git_rev": str,
+    "tuning": str,
+    "device_sm_count": parse_int,
     "timestamp": _timestamp,
 }
 assert tuple(PARSERS) == HEADER
@@ -214,11 +227,12 @@ assert tuple(PARSERS) == HEADER
 
 def _check_header(path: Path, header: list[str]) -> tuple[str, ...]:
     """The accepted header that the file has; else an InputError naming the difference."""
-    for accepted in (HEADER, OLD_HEADER):
+    for accepted in (HEADER, PRE_TUNING_HEADER, OLD_HEADER):
         if tuple(header) == accepted:
             return accepted
-    # Compare with the old header when the file has none of the accuracy columns.
-    expected = OLD_HEADER if not set(ACCURACY) & set(header) else HEADER
+    # Compare with the older headers when the file has none of their newer columns.
+    expected = (OLD_HEADER if not set(ACCURACY) & set(header) else
+                PRE_TUNING_HEADER if not set(TUNING) & set(header) else HEADER)
     problems = []
     missing = [name for name in expected if name not in header]
     unexpected = [name for name in header if name not in expected]
@@ -260,9 +274,11 @@ def _parse_record(path: Path, line: int, columns: tuple[str, ...], record: list[
     if len(record) != len(columns):
         raise InputError(path, line, f"expected {len(columns)} fields, got {len(record)}")
     values: dict[str, object] = dict.fromkeys(ACCURACY)  # absent columns: not measured
+    values["tuning"] = ""
     for name, text in zip(columns, record):
         try:
             values[name] = PARSERS[name](text)
         except ValueError as exc:
             raise InputError(path, line, f"column '{name}': {exc}") from None
+    values.setdefault("device_sm_count", values["sm_count"])  # before --sms: all of them
     return Row(**values)

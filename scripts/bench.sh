@@ -5,7 +5,13 @@
 # is run too, into results/<gpu>/controls/: it must fail the FP32-grade check (its rows carry
 # verified = 0) and it is the plots' one-pass TF32 context point, never a step.
 #
+# A step that cannot run on this GPU (exit 3: its one line says why, e.g. sm_90a code on
+# another GPU) is listed as skipped, not failed. --tuning NAME builds with tunings/NAME.txt;
+# --sms N runs every step on N of the GPU's SMs (an emulation of a smaller GPU, green
+# contexts) and writes to results/<gpu>/emulations/<tuning>-<N>-sms/ instead.
+#
 #   scripts/bench.sh [--build DIR] [--sizes LIST] [--steps "01_initial 12_double_buffer"] [--no-plots]
+#                    [--tuning NAME] [--sms N]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
@@ -13,13 +19,17 @@ build=build
 sizes=$(shapes bench)
 steps=""
 plots=1
+tuning=""
+sms=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --build) build=$2; shift 2 ;;
     --sizes) sizes=$2; shift 2 ;;
     --steps) steps=$2; shift 2 ;;
     --no-plots) plots=0; shift ;;
-    -h|--help) sed -n '2,6p' "$0"; exit 0 ;;
+    --tuning) tuning=$2; shift 2 ;;
+    --sms) sms=$2; shift 2 ;;
+    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
     *) echo "bench.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -32,26 +42,45 @@ fi
 slug=$(echo "$gpu" | tr '[:upper:]' '[:lower:]' | sed -E 's/[^a-z0-9]+/-/g; s/^-|-$//g')
 
 scripts/ensure_deps.sh
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DSGEMM_BUILD_TESTS=OFF >/dev/null
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DSGEMM_BUILD_TESTS=OFF "-DSGEMM_TUNING=$tuning" >/dev/null
 cmake --build "$build" -j "$(nproc)"
 
 [ -n "$steps" ] || steps=$(list_steps)
-mkdir -p "results/$slug"
+out="results/$slug"
+run_args=()
+if [ -n "$sms" ]; then  # an emulation: its own folder, never read as this GPU's (or another's) results
+  out="results/$slug/emulations/${tuning:-default}-$sms-sms"
+  run_args=(--sms "$sms")
+  plots=0
+fi
+mkdir -p "$out"
 failed=()
+skipped=()
 for step in $steps; do
-  csv="results/$slug/$step.csv"
+  csv="$out/$step.csv"
   rm -f "$csv"  # a results file holds one run of the step: the newest
   # A step that fails a check has no row for that size; the others are still measured.
-  "$build/bin/$step" --sizes "$sizes" --csv "$csv" || failed+=("$step")
+  rc=0
+  "$build/bin/$step" --sizes "$sizes" --csv "$csv" "${run_args[@]}" || rc=$?
+  case $rc in
+    0) ;;
+    3) skipped+=("$step") ;;  # cannot run on this GPU; its line above says why
+    *) failed+=("$step") ;;
+  esac
 done
-mkdir -p "results/$slug/controls"
-csv="results/$slug/controls/cublas_tf32.csv"
-rm -f "$csv"
-if "$build/bin/control_cublas_tf32" --sizes "$sizes" --csv "$csv" --record-failures; then
-  echo "bench.sh: the cuBLAS TF32 control PASSED the FP32-grade check; the check is broken" >&2
-  exit 1
+if [ -z "$sms" ]; then
+  mkdir -p "results/$slug/controls"
+  csv="results/$slug/controls/cublas_tf32.csv"
+  rm -f "$csv"
+  if "$build/bin/control_cublas_tf32" --sizes "$sizes" --csv "$csv" --record-failures; then
+    echo "bench.sh: the cuBLAS TF32 control PASSED the FP32-grade check; the check is broken" >&2
+    exit 1
+  fi
 fi
-echo "bench.sh: results in results/$slug/"
+echo "bench.sh: results in $out/"
+if [ ${#skipped[@]} -gt 0 ]; then
+  echo "bench.sh: skipped, as they cannot run on this GPU (each said why above): ${skipped[*]}"
+fi
 if [ "$plots" = 1 ]; then
   scripts/regenerate.sh
 fi

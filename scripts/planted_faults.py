@@ -118,8 +118,8 @@ FAULTS = [
     # The blog series' "+1" padding with 8-byte copies, with the static_asserts that forbid it
     # taken out: the copies' shared destinations are misaligned and the GPU faults (exit 4).
     ("misaligned vector copies: B_PAD = 1 with 8-byte cp.async", "10_vectorized_async_copy",
-     [("constexpr int COPY_VECTOR = 4;", "constexpr int COPY_VECTOR = 2;"),
-      ("constexpr int B_PAD = 0;", "constexpr int B_PAD = 1;"),
+     [("constexpr int COPY_VECTOR = SGEMM_KNOB(COPY_VECTOR, 4);", "constexpr int COPY_VECTOR = 2;"),
+      ("constexpr int B_PAD = SGEMM_KNOB(B_PAD, 0);", "constexpr int B_PAD = 1;"),
       ("static_assert(BN % COPY_VECTOR == 0 &&", "static_assert(true ||"),
       ("static_assert(A_PAD % 4 == 0 && B_PAD % 4 == 0 &&", "static_assert(A_PAD % 4 == 0 &&")],
      [("--check --sizes 129x127x65,300x300x100 --alpha 1.5 --beta 0.5", "cuda")]),

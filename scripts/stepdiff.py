@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """What one step's code changes against another's, with re-tuned knobs set apart.
 
-A knob is a line `constexpr int|bool NAME = VALUE;` with a literal VALUE (a number, true or
+A knob is a line `constexpr int|bool NAME = SGEMM_KNOB(NAME, VALUE);` (or `= VALUE;`) with a literal VALUE (a number, true or
 false). Steps re-tune knobs that their idea does not need (each step ships the values its
 own sweep chose), so a plain diff mixes the idea with re-tuning. Here the old file's knobs
 are first given the new file's values (and the new file's alignment, where the line differs
@@ -24,7 +24,8 @@ import signal
 import sys
 from pathlib import Path
 
-KNOB = re.compile(r"^(\s*constexpr\s+(?:int|bool)\s+(\w+)\s*=\s*)(-?\d+|true|false)(\s*;.*)$")
+KNOB = re.compile(r"^(\s*constexpr\s+(?:int|bool)\s+(\w+)\s*=\s*(?:SGEMM_KNOB\(\s*\w+\s*,\s*)?)"
+                  r"(-?\d+|true|false)(\s*\)?\s*;.*)$")
 
 
 def knobs(lines: list[str]) -> dict[str, str]:

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Sweeps a step's tunables: builds one variant per combination and times each.
 
-A step's tunables are its `constexpr int|bool NAME = VALUE;` lines. A variant is the step's
-file with some of those values replaced. Variants are built by the project's own CMake build,
+A step's tunables are its `constexpr int|bool NAME = SGEMM_KNOB(NAME, VALUE);` lines. A variant
+is the step's file with some of those values replaced, and the same values named first in
+SGEMM_VARIANT_KNOBS, so that they win over the build's tuning (common/sgemm.cuh). Variants are built by the project's own CMake build,
 exactly like their step (same flags, architectures and steps/NN_slug/step.cmake; see
 CMakeLists.txt), so run CMake first; each is timed by the harness like any step, its rows
 labelled with --variant NAME=VALUE;... so plots/ can build the step's tuning table. A
@@ -25,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import project  # noqa: E402
 
 ROOT = project.ROOT
-TUNABLE = r"^(constexpr\s+(?:int|bool)\s+{name}\s*=\s*)([^;]+)(;)"
+TUNABLE = r"^(constexpr\s+(?:int|bool)\s+{name}\s*=\s*SGEMM_KNOB\(\s*{name}\s*,\s*)([^;]+?)(\s*\)\s*;)"
 
 
 def step_source(step: str) -> Path:
@@ -34,10 +35,15 @@ def step_source(step: str) -> Path:
 
 def make_variant(text: str, values: dict) -> str:
     for name, value in values.items():
+        if not re.fullmatch(r"-?\d+|true|false", str(value)):
+            raise SystemExit(f"sweep: {name}={value}: a knob's value is an integer, true or false")
         text, n = re.subn(TUNABLE.format(name=re.escape(name)), rf"\g<1>{value}\g<3>", text, count=1, flags=re.M)
         if n != 1:
-            raise SystemExit(f"sweep: no tunable 'constexpr int|bool {name} = ...;' in the step")
-    return text
+            raise SystemExit(f"sweep: no tunable 'constexpr int|bool {name} = SGEMM_KNOB({name}, ...);' in the step")
+    if not values:
+        return text
+    knobs = " ".join(f"{name}={value}" for name, value in values.items())
+    return f'#define SGEMM_VARIANT_KNOBS "{knobs}"  // scripts/sweep.py: wins over the build\'s tuning\n' + text
 
 
 def variant_name(label: str) -> str:

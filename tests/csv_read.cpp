@@ -98,6 +98,8 @@ ResultRow parse_csv(const std::string& line) {
   r.prov.arch = f[i++];
   r.prov.build_type = f[i++];
   r.prov.git_rev = f[i++];
+  r.prov.tuning = f[i++];
+  r.prov.device_sm_count = next_int();
   r.timestamp = f[i++];
   return r;
 }

@@ -2,6 +2,9 @@
 # tests/shapes.txt is one CTest test per step (label "gpu"); a step exits with code 3 when
 # there is no GPU, which CTest reports as SKIPPED, never as passed.
 file(STRINGS "${CMAKE_CURRENT_LIST_DIR}/shapes.txt" SGEMM_GPU_GROUPS REGEX "^gpu\\.")
+# SGEMM_SUITE_SMS=N runs the whole suite on N of the GPU's SMs (--sms: green contexts), to
+# test the choices a smaller GPU's SM count makes (e.g. 88 for the sm_86 class on an H100).
+set(SGEMM_SUITE_SMS "" CACHE STRING "run the GPU suite on this many SMs (empty: all)")
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${CMAKE_CURRENT_LIST_DIR}/shapes.txt")
 
 # sgemm_add_gpu_tests(TARGET [EXPECT_FAILURE]): EXPECT_FAILURE registers a control that the
@@ -22,6 +25,9 @@ function(sgemm_add_gpu_tests step)
     set(extra "")
     if(nfields GREATER 4)
       list(SUBLIST fields 4 -1 extra)  # further options ("--ld-pad;3,5,1")
+    endif()
+    if(SGEMM_SUITE_SMS)
+      list(APPEND extra --sms ${SGEMM_SUITE_SMS})
     endif()
     set(command $<TARGET_FILE:${step}> --check --sizes ${sizes} --alpha ${alpha} --beta ${beta} ${extra})
     if(expect_failure)

@@ -211,3 +211,18 @@ TEST_CASE("shapes from files obey the same limits as typed ones") {
   }
   CHECK(contains(message, "N = 1000001 is more than 1000000"));
 }
+
+TEST_CASE("Options: sms, requirements and expect-path") {
+  auto parse = [](std::vector<const char*> args) {
+    args.insert(args.begin(), "step");
+    return parse_args(int(args.size()), args.data());
+  };
+  CHECK(parse({"--sms", "88"}).sms == 88);
+  CHECK(parse({}).sms == 0);
+  CHECK_THROWS_AS(parse({"--sms", "0"}), UsageError);
+  CHECK_THROWS_AS(parse({"--sms", "-4"}), UsageError);
+  CHECK(parse({"--requirements"}).requirements);
+  CHECK(parse({"--check", "--expect-path", "split-K-pairs"}).expect_path == "split-K-pairs");
+  CHECK_THROWS_AS(parse({"--check", "--expect-path", "split K"}), UsageError);
+  CHECK_THROWS_AS(parse({"--check", "--expect-path", ""}), UsageError);
+}

@@ -28,7 +28,7 @@ ResultRow sample() {
   r.err_rms_vs_cublas = 2.0;
   r.verified = true;
   r.prov = {"NVIDIA H100 80GB HBM3", 132, 1980, "13.0", "13.0", "13.0.0", "90", "Release -lineinfo, \"quoted\"",
-            "abc123-dirty"};
+            "abc123-dirty", "sm_86", 132};
   r.timestamp = "2026-11-22T05:00:00Z";
   return r;
 }
@@ -39,7 +39,7 @@ TEST_CASE("CSV header lists the columns plots/ reads") {
         "step,variant,m,n,k,alpha,beta,reps,ms_median,ms_min,gflops,gflops_best,cublas_ms_median,cublas_gflops,"
         "ratio_to_cublas,max_err_over_bound,err_max_u,err_rms_u,cublas_err_max_u,cublas_err_rms_u,err_rms_vs_cublas,"
         "verified,gpu,sm_count,sm_clock_mhz,driver,runtime,cublas,arch,"
-        "build_type,git_rev,timestamp");
+        "build_type,git_rev,tuning,device_sm_count,timestamp");
 }
 
 TEST_CASE("CSV row round trip, quoting included") {
@@ -68,6 +68,8 @@ TEST_CASE("CSV row round trip, quoting included") {
   CHECK(back.prov.sm_count == 132);
   CHECK(back.prov.build_type == r.prov.build_type);
   CHECK(back.prov.git_rev == r.prov.git_rev);
+  CHECK(back.prov.tuning == "sm_86");
+  CHECK(back.prov.device_sm_count == 132);
   CHECK(back.timestamp == r.timestamp);
 }
 

@@ -101,8 +101,10 @@ class Variants(unittest.TestCase):
     def test_make_variant_replaces_one_knob(self):
         text = project.step_source("12_double_buffer").read_text()
         variant = sweep.make_variant(text, {"TUNE_SPLIT": "16"})
-        self.assertIn("constexpr int TUNE_SPLIT = 16;", variant)
-        self.assertEqual(stepdiff.line_counts(text.splitlines(), variant.splitlines()), (1, 1))
+        self.assertIn("constexpr int TUNE_SPLIT = SGEMM_KNOB(TUNE_SPLIT, 16);", variant)
+        # The knob's line, and the define that makes the value win over a tuning.
+        self.assertTrue(variant.startswith('#define SGEMM_VARIANT_KNOBS "TUNE_SPLIT=16"'))
+        self.assertEqual(stepdiff.line_counts(text.splitlines(), variant.splitlines()), (2, 1))
         with self.assertRaises(SystemExit):
             sweep.make_variant(text, {"NO_SUCH_KNOB": "1"})
 

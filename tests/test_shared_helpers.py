@@ -19,6 +19,9 @@ import project  # noqa: E402
 # (step, helper) -> why the step's idea changes the helper from the previous step's copy.
 CHANGED = {
     ("02_refactored", "launch"): "the block's size becomes the named THREADS_X x THREADS_Y",
+    ("03_shared_memory_tiling", "main"): "the step tells the harness the shared memory it needs (sA and sB)",
+    ("15_split_k", "main"): "the shared memory it needs is the larger of its two kernels'",
+    ("21_tf32x3_mma", "main"): "one kernel again: its shared memory is what it needs",
     ("03_shared_memory_tiling", "launch"): "the grid counts BM x BN tiles of C",
     ("04_swap_xy_ij_mappings", "launch"): "SWAP_XY: the grid's x runs along M",
     ("07_transpose", "copy_tile"): "A is stored transposed, copied in runs of A_COPY_RUN k",

@@ -8,8 +8,8 @@
 // Build alone: nvcc -std=c++20 -O3 -arch=native -Icommon common/*.cpp common/*.cu steps/02_refactored/refactored.cu -lcublas -o refactored
 #include "sgemm.cuh"
 
-constexpr int THREADS_X = 16;  // threads per block along N (columns of C)
-constexpr int THREADS_Y = 16;  // threads per block along M (rows of C)
+constexpr int THREADS_X = SGEMM_KNOB(THREADS_X, 16);  // threads per block along N (columns of C)
+constexpr int THREADS_Y = SGEMM_KNOB(THREADS_Y, 16);  // threads per block along M (rows of C)
 static_assert(THREADS_X * THREADS_Y <= 1024, "a block has at most 1024 threads");
 
 // Element (row, col) of a row-major matrix with row stride ld.

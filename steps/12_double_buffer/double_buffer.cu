@@ -12,23 +12,23 @@
 // Build alone: nvcc -std=c++20 -O3 -arch=native -Icommon common/*.cpp common/*.cu steps/12_double_buffer/double_buffer.cu -lcublas -o double_buffer
 #include "sgemm.cuh"
 
-constexpr int THREADS_X = 16;     // threads per block along N (columns of C)
-constexpr int THREADS_Y = 16;     // threads per block along M (rows of C)
-constexpr int TUNE_SPLIT = 32;    // K-width of a shared tile
-constexpr bool SWAP_XY = true;    // true: blockIdx.x runs along M, blockIdx.y along N
-constexpr int THREAD_TILE_X = 8;  // outputs per thread along N
-constexpr int THREAD_TILE_Y = 8;  // outputs per thread along M
-constexpr int MIN_BLOCKS = 1;     // blocks per SM the compiler must fit: caps registers
-constexpr int WARP_SHAPE_X = 16;  // lanes of a warp along N; 32 / WARP_SHAPE_X along M
-constexpr bool ASYNC_LOADS = true;  // global -> shared with cp.async (false: through registers)
-constexpr bool SKIP_ZERO_FILL = true;  // tiles wholly inside A and B: cp.async without zero-fill
-constexpr int COPY_VECTOR = 4;      // floats per cp.async of B: 1, 2 or 4 (4, 8 or 16 bytes)
-constexpr int B_PAD = 0;            // floats of padding per row of the B tile
+constexpr int THREADS_X = SGEMM_KNOB(THREADS_X, 16);     // threads per block along N (columns of C)
+constexpr int THREADS_Y = SGEMM_KNOB(THREADS_Y, 16);     // threads per block along M (rows of C)
+constexpr int TUNE_SPLIT = SGEMM_KNOB(TUNE_SPLIT, 32);    // K-width of a shared tile
+constexpr bool SWAP_XY = SGEMM_KNOB(SWAP_XY, true);    // true: blockIdx.x runs along M, blockIdx.y along N
+constexpr int THREAD_TILE_X = SGEMM_KNOB(THREAD_TILE_X, 8);  // outputs per thread along N
+constexpr int THREAD_TILE_Y = SGEMM_KNOB(THREAD_TILE_Y, 8);  // outputs per thread along M
+constexpr int MIN_BLOCKS = SGEMM_KNOB(MIN_BLOCKS, 1);     // blocks per SM the compiler must fit: caps registers
+constexpr int WARP_SHAPE_X = SGEMM_KNOB(WARP_SHAPE_X, 16);  // lanes of a warp along N; 32 / WARP_SHAPE_X along M
+constexpr bool ASYNC_LOADS = SGEMM_KNOB(ASYNC_LOADS, true);  // global -> shared with cp.async (false: through registers)
+constexpr bool SKIP_ZERO_FILL = SGEMM_KNOB(SKIP_ZERO_FILL, true);  // tiles wholly inside A and B: cp.async without zero-fill
+constexpr int COPY_VECTOR = SGEMM_KNOB(COPY_VECTOR, 4);      // floats per cp.async of B: 1, 2 or 4 (4, 8 or 16 bytes)
+constexpr int B_PAD = SGEMM_KNOB(B_PAD, 0);            // floats of padding per row of the B tile
 
-constexpr int A_PAD = 4;  // floats of padding per row of the transposed A tile
-constexpr int A_COPY_RUN = 16;  // consecutive k of one row of A that neighbouring lanes copy
+constexpr int A_PAD = SGEMM_KNOB(A_PAD, 4);  // floats of padding per row of the transposed A tile
+constexpr int A_COPY_RUN = SGEMM_KNOB(A_COPY_RUN, 16);  // consecutive k of one row of A that neighbouring lanes copy
 
-constexpr int STAGES = 2;  // shared buffers: one being read, one being filled
+constexpr int STAGES = SGEMM_KNOB(STAGES, 2);  // shared buffers: one being read, one being filled
 static_assert(STAGES == 2, "the loop fills the other stage (stage ^ 1) and copies one tile ahead: "
                            "more stages need a deeper prologue and stage arithmetic");
 
@@ -41,7 +41,9 @@ static_assert(THREADS % 32 == 0 && THREADS <= 1024, "a block is whole warps, at 
 static_assert(32 % WARP_SHAPE_X == 0 && THREADS_X % WARP_SHAPE_X == 0 && THREADS_Y % WARP_SHAPE_Y == 0,
               "warps of WARP_SHAPE_X x WARP_SHAPE_Y lanes tile the THREADS_X x THREADS_Y threads");
 constexpr int SHARED_BYTES = STAGES * (BM + A_PAD + BN + B_PAD) * TUNE_SPLIT * sizeof(float);
-static_assert(SHARED_BYTES <= 227 * 1024, "a block has at most 227 KB of shared memory on Hopper");
+static_assert(SHARED_BYTES <= sgemm::shared_limit(),
+              "a block has at most 99 KB of shared memory on sm_86 and sm_89, 163 KB on sm_80, 227 KB on sm_90: "
+              "build with the GPU class's tuning (tunings/)");
 static_assert(THREADS % TUNE_SPLIT == 0 && BM % (THREADS / TUNE_SPLIT) == 0 && THREADS % (BN / COPY_VECTOR) == 0 &&
                   TUNE_SPLIT % (THREADS / (BN / COPY_VECTOR)) == 0,
               "the threads cover whole rows of each tile per pass, and whole passes cover the tile");
@@ -231,4 +233,6 @@ void launch(const sgemm::Problem& p, cudaStream_t stream) {
   sgemm_kernel<<<grid, block, SHARED_BYTES, stream>>>(p);
 }
 
-int main(int argc, char** argv) { return sgemm::run_step(argc, argv, SGEMM_STEP, launch); }
+int main(int argc, char** argv) {
+  return sgemm::run_step(argc, argv, SGEMM_STEP, launch, {.shared_bytes = SHARED_BYTES});
+}

@@ -16,42 +16,42 @@
 // Build alone: nvcc -std=c++20 -O3 -arch=native -Icommon common/*.cpp common/*.cu steps/16_stream_k/stream_k.cu -lcublas -o stream_k
 #include "sgemm.cuh"
 
-constexpr int THREADS_X = 16;     // threads per block along N (columns of C)
-constexpr int THREADS_Y = 16;     // threads per block along M (rows of C)
-constexpr int TUNE_SPLIT = 32;    // K-width of a shared tile
-constexpr bool SWAP_XY = true;    // true: blockIdx.x runs along M, blockIdx.y along N
-constexpr int THREAD_TILE_X = 16;  // outputs per thread along N
-constexpr int THREAD_TILE_Y = 8;  // outputs per thread along M
-constexpr int MIN_BLOCKS = 1;     // blocks per SM the compiler must fit: caps registers
-constexpr int WARP_SHAPE_X = 16;  // lanes of a warp along N; 32 / WARP_SHAPE_X along M
-constexpr bool ASYNC_LOADS = true;  // global -> shared with cp.async (false: through registers)
-constexpr bool SKIP_ZERO_FILL = true;  // tiles wholly inside A and B: cp.async without zero-fill
-constexpr int COPY_VECTOR = 4;      // floats per cp.async of B: 1, 2 or 4 (4, 8 or 16 bytes)
-constexpr int B_PAD = 0;            // floats of padding per row of the B tile
+constexpr int THREADS_X = SGEMM_KNOB(THREADS_X, 16);     // threads per block along N (columns of C)
+constexpr int THREADS_Y = SGEMM_KNOB(THREADS_Y, 16);     // threads per block along M (rows of C)
+constexpr int TUNE_SPLIT = SGEMM_KNOB(TUNE_SPLIT, 32);    // K-width of a shared tile
+constexpr bool SWAP_XY = SGEMM_KNOB(SWAP_XY, true);    // true: blockIdx.x runs along M, blockIdx.y along N
+constexpr int THREAD_TILE_X = SGEMM_KNOB(THREAD_TILE_X, 16);  // outputs per thread along N
+constexpr int THREAD_TILE_Y = SGEMM_KNOB(THREAD_TILE_Y, 8);  // outputs per thread along M
+constexpr int MIN_BLOCKS = SGEMM_KNOB(MIN_BLOCKS, 1);     // blocks per SM the compiler must fit: caps registers
+constexpr int WARP_SHAPE_X = SGEMM_KNOB(WARP_SHAPE_X, 16);  // lanes of a warp along N; 32 / WARP_SHAPE_X along M
+constexpr bool ASYNC_LOADS = SGEMM_KNOB(ASYNC_LOADS, true);  // global -> shared with cp.async (false: through registers)
+constexpr bool SKIP_ZERO_FILL = SGEMM_KNOB(SKIP_ZERO_FILL, true);  // tiles wholly inside A and B: cp.async without zero-fill
+constexpr int COPY_VECTOR = SGEMM_KNOB(COPY_VECTOR, 4);      // floats per cp.async of B: 1, 2 or 4 (4, 8 or 16 bytes)
+constexpr int B_PAD = SGEMM_KNOB(B_PAD, 0);            // floats of padding per row of the B tile
 
-constexpr int A_PAD = 4;  // floats of padding per row of the transposed A tile
-constexpr int A_COPY_RUN = 16;  // consecutive k of one row of A that neighbouring lanes copy
+constexpr int A_PAD = SGEMM_KNOB(A_PAD, 4);  // floats of padding per row of the transposed A tile
+constexpr int A_COPY_RUN = SGEMM_KNOB(A_COPY_RUN, 16);  // consecutive k of one row of A that neighbouring lanes copy
 
-constexpr int STAGES = 3;  // shared buffers in the ring: one being read, STAGES - 1 being filled
-constexpr int K_UNROLL = 8;  // k steps per pass of the unrolled k loop: keeps the loop in the instruction cache
-constexpr bool VECTOR_C = true;  // C stored as 16-byte vectors where it is aligned (false: one float at a time)
-constexpr bool EARLY_SYNC = true;  // wait and barrier before a tile's last k: the next tile's first fragments load under its FFMAs
-constexpr bool FFMA_BY_COLUMN = true;  // a k's FFMAs reach the compiler column by column of the thread tile (false: row by row)
-constexpr bool OVERLAP_REDUCE = true;  // the reduction's launch overlaps the split kernel's end (programmatic dependent launch)
-constexpr bool EARLY_SYNC_SPLIT = false;  // EARLY_SYNC in the kernel that computes one piece of K (slower there)
-constexpr bool FFMA_BY_COLUMN_SPLIT = false;  // FFMA_BY_COLUMN in the kernel that computes one piece of K (slower there)
-constexpr int STAGES_SPLIT = 3;  // STAGES in the kernel that computes one piece of K
+constexpr int STAGES = SGEMM_KNOB(STAGES, 3);  // shared buffers in the ring: one being read, STAGES - 1 being filled
+constexpr int K_UNROLL = SGEMM_KNOB(K_UNROLL, 8);  // k steps per pass of the unrolled k loop: keeps the loop in the instruction cache
+constexpr bool VECTOR_C = SGEMM_KNOB(VECTOR_C, true);  // C stored as 16-byte vectors where it is aligned (false: one float at a time)
+constexpr bool EARLY_SYNC = SGEMM_KNOB(EARLY_SYNC, true);  // wait and barrier before a tile's last k: the next tile's first fragments load under its FFMAs
+constexpr bool FFMA_BY_COLUMN = SGEMM_KNOB(FFMA_BY_COLUMN, true);  // a k's FFMAs reach the compiler column by column of the thread tile (false: row by row)
+constexpr bool OVERLAP_REDUCE = SGEMM_KNOB(OVERLAP_REDUCE, true);  // the reduction's launch overlaps the split kernel's end (programmatic dependent launch)
+constexpr bool EARLY_SYNC_SPLIT = SGEMM_KNOB(EARLY_SYNC_SPLIT, false);  // EARLY_SYNC in the kernel that computes one piece of K (slower there)
+constexpr bool FFMA_BY_COLUMN_SPLIT = SGEMM_KNOB(FFMA_BY_COLUMN_SPLIT, false);  // FFMA_BY_COLUMN in the kernel that computes one piece of K (slower there)
+constexpr int STAGES_SPLIT = SGEMM_KNOB(STAGES_SPLIT, 3);  // STAGES in the kernel that computes one piece of K
 
-constexpr bool STREAM_K = true;  // unsplit shapes with a partial last wave: its tiles' k iterations shared by all SMs
-constexpr bool EARLY_SYNC_STREAM = true;  // EARLY_SYNC in the stream-K kernel
-constexpr bool FFMA_BY_COLUMN_STREAM = true;  // FFMA_BY_COLUMN in the stream-K kernel
-constexpr int STREAM_FULL_WAVES = 0;  // whole waves of tiles added to the partial last one in stream-K's share
-constexpr bool STREAM_SPLIT_SHAPES = false;  // where K would be split: stream-K over all the tiles instead
-constexpr int TILE_GROUP = 0;  // the stream-K kernel's tile order: groups of this many tile rows (0: column by column)
-constexpr int MAX_SPLITS = 64;        // most pieces K is split into
-constexpr int MIN_SPLIT_K_TILES = 4;  // fewest k tiles in a piece: its pipeline has to fill and drain
-constexpr int MIN_GAIN_PERCENT = 10;  // more pieces must cut the estimated time by this much
-constexpr int REDUCE_THREADS = 256;   // threads per block of the reduction kernel
+constexpr bool STREAM_K = SGEMM_KNOB(STREAM_K, true);  // unsplit shapes with a partial last wave: its tiles' k iterations shared by all SMs
+constexpr bool EARLY_SYNC_STREAM = SGEMM_KNOB(EARLY_SYNC_STREAM, true);  // EARLY_SYNC in the stream-K kernel
+constexpr bool FFMA_BY_COLUMN_STREAM = SGEMM_KNOB(FFMA_BY_COLUMN_STREAM, true);  // FFMA_BY_COLUMN in the stream-K kernel
+constexpr int STREAM_FULL_WAVES = SGEMM_KNOB(STREAM_FULL_WAVES, 0);  // whole waves of tiles added to the partial last one in stream-K's share
+constexpr bool STREAM_SPLIT_SHAPES = SGEMM_KNOB(STREAM_SPLIT_SHAPES, false);  // where K would be split: stream-K over all the tiles instead
+constexpr int TILE_GROUP = SGEMM_KNOB(TILE_GROUP, 0);  // the stream-K kernel's tile order: groups of this many tile rows (0: column by column)
+constexpr int MAX_SPLITS = SGEMM_KNOB(MAX_SPLITS, 64);        // most pieces K is split into
+constexpr int MIN_SPLIT_K_TILES = SGEMM_KNOB(MIN_SPLIT_K_TILES, 4);  // fewest k tiles in a piece: its pipeline has to fill and drain
+constexpr int MIN_GAIN_PERCENT = SGEMM_KNOB(MIN_GAIN_PERCENT, 10);  // more pieces must cut the estimated time by this much
+constexpr int REDUCE_THREADS = SGEMM_KNOB(REDUCE_THREADS, 256);   // threads per block of the reduction kernel
 
 constexpr int THREADS = THREADS_X * THREADS_Y;
 constexpr int BM = THREADS_Y * THREAD_TILE_Y;  // rows of C per block
@@ -73,7 +73,9 @@ static_assert(32 % WARP_SHAPE_X == 0 && THREADS_X % WARP_SHAPE_X == 0 && THREADS
               "warps of WARP_SHAPE_X x WARP_SHAPE_Y lanes tile the THREADS_X x THREADS_Y threads");
 constexpr int shared_bytes(int stages) { return stages * (BM + A_PAD + BN + B_PAD) * TUNE_SPLIT * sizeof(float); }
 constexpr int SHARED_BYTES = shared_bytes(STAGES), SHARED_BYTES_SPLIT = shared_bytes(STAGES_SPLIT);
-static_assert(SHARED_BYTES <= 227 * 1024 && SHARED_BYTES_SPLIT <= 227 * 1024, "a block has at most 227 KB of shared memory on Hopper");
+static_assert(SHARED_BYTES <= sgemm::shared_limit() && SHARED_BYTES_SPLIT <= sgemm::shared_limit(),
+              "a block has at most 99 KB of shared memory on sm_86 and sm_89, 163 KB on sm_80, 227 KB on sm_90: "
+              "build with the GPU class's tuning (tunings/)");
 static_assert(MAX_SPLITS >= 1 && MIN_SPLIT_K_TILES >= 1 && MIN_GAIN_PERCENT >= 0,
               "at least one piece, of at least one k tile; more pieces only for a gain, never for a loss");
 static_assert(REDUCE_THREADS % 32 == 0 && REDUCE_THREADS <= 1024, "the reduction's blocks are whole warps");
@@ -521,28 +523,40 @@ __global__ void __launch_bounds__(REDUCE_THREADS)
 // more than 230 registers a thread, so registers alone hold each to one block per SM.
 int gpu_slots() {
   static const int slots = [] {
-    int device = 0, sms = 0, per_sm = 0;
-    CUDA_CHECK(cudaGetDevice(&device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    int per_sm = 0;
+    const int sms = sgemm::gpu().sm_count;  // the SMs this run has (fewer with --sms)
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sgemm_kernel_split, THREADS, SHARED_BYTES_SPLIT));
     return sms * std::max(per_sm, 1);
   }();
   return slots;
 }
 
+// The partial sums of `pieces` pieces, in tile-times (one k tile of one block: BM x BN x
+// TUNE_SPLIT FMAs on one SM's FP32 lanes): M x N floats per piece written, then read back by
+// the reduction, at the device memory's peak bandwidth. On an H100 one tile-time is 4.1 us
+// and 1024^3's four pieces cost 2.4 of them; on an RTX A6000 (768 GB/s) 2048^3 in 13 pieces
+// would cost 125, more than the 28 the pieces save.
+double partial_sums_tile_times(const sgemm::Problem& p, int pieces) {
+  const sgemm::Gpu& gpu = sgemm::gpu();
+  const double tile_us = double(BM) * BN * TUNE_SPLIT / (double(gpu.fp32_lanes_per_sm) * gpu.clock_mhz);
+  const double bytes = 2.0 * pieces * p.M * double(p.N) * sizeof(float);
+  return bytes / gpu.dram_bytes_per_us / tile_us;
+}
+
 // How many pieces K is cut into, from the shape. With T output tiles and S pieces of
 // ceil(k_tiles / S) k tiles each, T * S blocks run in ceil(T * S / slots) waves, so the time
-// is about waves x (k tiles per piece) tile-times. More pieces are taken only where they cut
-// that estimate by MIN_GAIN_PERCENT, because every piece adds M x N partial sums to write
-// and read back; each piece keeps at least MIN_SPLIT_K_TILES k tiles.
+// is about waves x (k tiles per piece) tile-times, plus the partial sums' traffic. More pieces
+// are taken only where they cut that estimate by MIN_GAIN_PERCENT; each piece keeps at least
+// MIN_SPLIT_K_TILES k tiles.
 int choose_splits(const sgemm::Problem& p, int tiles) {
   const int slots = gpu_slots();
   const int k_tiles = sgemm::ceil_div(p.K, TUNE_SPLIT);
   const int most = std::min(MAX_SPLITS, std::max(1, k_tiles / MIN_SPLIT_K_TILES));
-  auto tile_times = [&](int splits) {  // waves x k tiles per piece
+  auto tile_times = [&](int splits) {  // waves x k tiles per piece, and the partial sums
     const long long per_piece = sgemm::ceil_div(k_tiles, splits);
-    const long long blocks = static_cast<long long>(tiles) * sgemm::ceil_div(k_tiles, per_piece);
-    return (blocks + slots - 1) / slots * per_piece;
+    const int pieces = sgemm::ceil_div(k_tiles, per_piece);
+    const long long blocks = static_cast<long long>(tiles) * pieces;
+    return double((blocks + slots - 1) / slots * per_piece) + (pieces > 1 ? partial_sums_tile_times(p, pieces) : 0.0);
   };
   int best = 1;
   for (int splits = 2; splits <= most; ++splits)
@@ -621,6 +635,7 @@ void launch(const sgemm::Problem& p, cudaStream_t stream) {
   const int sk_tiles = splits == 1 ? stream_k_tiles(tiles, k_tiles)
                        : STREAM_K && STREAM_SPLIT_SHAPES && static_cast<long long>(tiles) * k_tiles >= gpu_slots() ? tiles : 0;
   if (sk_tiles > 0) {  // stream-K: gpu_slots() blocks, whole tiles first, then the last waves' iterations
+    sgemm::took_path("stream-K", sk_tiles);
     const int blocks = gpu_slots(), dp_tiles = tiles - sk_tiles;
     CUDA_CHECK(cudaFuncSetAttribute(sgemm_kernel_stream, cudaFuncAttributeMaxDynamicSharedMemorySize, SHARED_BYTES));
     float* slots = partials_workspace(std::size_t(2) * blocks * BM * BN, stream);
@@ -630,14 +645,19 @@ void launch(const sgemm::Problem& p, cudaStream_t stream) {
     return;
   }
   if (splits == 1) {
+    sgemm::took_path("whole-tiles", 1);
     sgemm_kernel<<<grid, block, SHARED_BYTES, stream>>>(p);
     return;
   }
   const int ld_partials = sgemm::ceil_div(p.N, 4) * 4;
   float* partials = partials_workspace(std::size_t(splits) * p.M * ld_partials, stream);
+  sgemm::took_path("split-K", splits);
   sgemm_kernel_split<<<dim3(grid.x, grid.y, splits), block, SHARED_BYTES_SPLIT, stream>>>(p, k_tiles_per_split, partials, ld_partials);
   launch_reduction(sgemm_kernel_split_reduce, static_cast<long long>(p.M) * (ld_partials / 4), stream, p, splits,
                    static_cast<const float*>(partials), ld_partials);
 }
 
-int main(int argc, char** argv) { return sgemm::run_step(argc, argv, SGEMM_STEP, launch); }
+int main(int argc, char** argv) {
+  return sgemm::run_step(argc, argv, SGEMM_STEP, launch,
+                         {.shared_bytes = SHARED_BYTES > SHARED_BYTES_SPLIT ? SHARED_BYTES : SHARED_BYTES_SPLIT});
+}

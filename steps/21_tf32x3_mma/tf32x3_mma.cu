@@ -19,28 +19,28 @@
 // Build alone: nvcc -std=c++20 -O3 -arch=native -Icommon common/*.cpp common/*.cu steps/21_tf32x3_mma/tf32x3_mma.cu -lcublas -o tf32x3_mma
 #include "sgemm.cuh"
 
-constexpr int TUNE_SPLIT = 64;    // K-width of a shared tile, and of one truncating chunk
-constexpr bool SWAP_XY = true;    // true: blockIdx.x runs along M, blockIdx.y along N
-constexpr int MIN_BLOCKS = 1;     // blocks per SM the compiler must fit: caps registers
-constexpr bool ASYNC_LOADS = true;  // global -> shared with cp.async (false: through registers)
-constexpr bool SKIP_ZERO_FILL = true;  // tiles wholly inside A and B: cp.async without zero-fill
-constexpr int COPY_VECTOR = 4;      // floats per cp.async of A and B: 1, 2 or 4 (4, 8 or 16 bytes)
-constexpr int B_PAD = 4;            // floats of padding per row of the B tile
+constexpr int TUNE_SPLIT = SGEMM_KNOB(TUNE_SPLIT, 64);    // K-width of a shared tile, and of one truncating chunk
+constexpr bool SWAP_XY = SGEMM_KNOB(SWAP_XY, true);    // true: blockIdx.x runs along M, blockIdx.y along N
+constexpr int MIN_BLOCKS = SGEMM_KNOB(MIN_BLOCKS, 1);     // blocks per SM the compiler must fit: caps registers
+constexpr bool ASYNC_LOADS = SGEMM_KNOB(ASYNC_LOADS, true);  // global -> shared with cp.async (false: through registers)
+constexpr bool SKIP_ZERO_FILL = SGEMM_KNOB(SKIP_ZERO_FILL, true);  // tiles wholly inside A and B: cp.async without zero-fill
+constexpr int COPY_VECTOR = SGEMM_KNOB(COPY_VECTOR, 4);      // floats per cp.async of A and B: 1, 2 or 4 (4, 8 or 16 bytes)
+constexpr int B_PAD = SGEMM_KNOB(B_PAD, 4);            // floats of padding per row of the B tile
 
-constexpr int A_PAD = 8;  // floats of padding per row of the A tile
+constexpr int A_PAD = SGEMM_KNOB(A_PAD, 8);  // floats of padding per row of the A tile
 
-constexpr int STAGES = 2;  // shared buffers in the ring: one being read, STAGES - 1 being filled
+constexpr int STAGES = SGEMM_KNOB(STAGES, 2);  // shared buffers in the ring: one being read, STAGES - 1 being filled
 
-constexpr int WARPS_X = 4;      // warps per block along N
-constexpr int WARPS_Y = 2;      // warps per block along M
-constexpr int MMA_TILES_X = 4;  // 8-column mma tiles per warp along N
-constexpr int MMA_TILES_Y = 4;  // 16-row mma tiles per warp along M
-constexpr int PASSES = 3;       // tensor-core products per multiply-add: 3 (3xTF32) or 1 (TF32)
-constexpr bool FAST_SPLIT = true;  // split without the clamp; a block whose outputs come out NaN does it again with it
-constexpr bool ROUND_BIG = true;   // big = x rounded to TF32 (false: x itself, which the tensor core truncates)
-constexpr bool CVT_SPLIT = false;  // big = cvt.rna.satfinite.tf32.f32 x (saturates Inf to TF32_MAX: no redo needed)
-constexpr int CHUNK_TILES = 1;     // k tiles per truncating chunk (folded into the FP32 sums after each)
-constexpr bool VECTOR_C = true;    // C stored as 16-byte vectors where it is aligned (false: one float at a time)
+constexpr int WARPS_X = SGEMM_KNOB(WARPS_X, 4);      // warps per block along N
+constexpr int WARPS_Y = SGEMM_KNOB(WARPS_Y, 2);      // warps per block along M
+constexpr int MMA_TILES_X = SGEMM_KNOB(MMA_TILES_X, 4);  // 8-column mma tiles per warp along N
+constexpr int MMA_TILES_Y = SGEMM_KNOB(MMA_TILES_Y, 4);  // 16-row mma tiles per warp along M
+constexpr int PASSES = SGEMM_KNOB(PASSES, 3);       // tensor-core products per multiply-add: 3 (3xTF32) or 1 (TF32)
+constexpr bool FAST_SPLIT = SGEMM_KNOB(FAST_SPLIT, true);  // split without the clamp; a block whose outputs come out NaN does it again with it
+constexpr bool ROUND_BIG = SGEMM_KNOB(ROUND_BIG, true);   // big = x rounded to TF32 (false: x itself, which the tensor core truncates)
+constexpr bool CVT_SPLIT = SGEMM_KNOB(CVT_SPLIT, false);  // big = cvt.rna.satfinite.tf32.f32 x (saturates Inf to TF32_MAX: no redo needed)
+constexpr int CHUNK_TILES = SGEMM_KNOB(CHUNK_TILES, 1);     // k tiles per truncating chunk (folded into the FP32 sums after each)
+constexpr bool VECTOR_C = SGEMM_KNOB(VECTOR_C, true);    // C stored as 16-byte vectors where it is aligned (false: one float at a time)
 
 constexpr int MMA_M = 16, MMA_N = 8, MMA_K = 8;  // mma.sync.m16n8k8: C[16][8] += A[16][8] B[8][8]
 constexpr int THREADS = 32 * WARPS_X * WARPS_Y;
@@ -54,7 +54,9 @@ static_assert(CHUNK_TILES >= 1, "a chunk is one or more whole k tiles");
 static_assert(TUNE_SPLIT % MMA_K == 0, "a k tile is whole mma k steps");
 static_assert(MMA_TILES_X == 4, "a lane reads its B values of the warp's four n tiles as one float4");
 constexpr int SHARED_BYTES = STAGES * (BM * (TUNE_SPLIT + A_PAD) + TUNE_SPLIT * (BN + B_PAD)) * sizeof(float);
-static_assert(SHARED_BYTES <= 227 * 1024, "a block has at most 227 KB of shared memory on Hopper");
+static_assert(SHARED_BYTES <= sgemm::shared_limit(),
+              "a block has at most 99 KB of shared memory on sm_86 and sm_89, 163 KB on sm_80, 227 KB on sm_90: "
+              "build with the GPU class's tuning (tunings/)");
 static_assert(STAGES >= 2 && STAGES <= 4, "one stage is read while the others fill; past 4 the shared memory buys nothing");
 static_assert(THREADS % (TUNE_SPLIT / COPY_VECTOR) == 0 && BM % (THREADS / (TUNE_SPLIT / COPY_VECTOR)) == 0 &&
                   THREADS % (BN / COPY_VECTOR) == 0 && TUNE_SPLIT % (THREADS / (BN / COPY_VECTOR)) == 0,
@@ -452,4 +454,6 @@ void launch(const sgemm::Problem& p, cudaStream_t stream) {
   sgemm_kernel<<<grid, block, SHARED_BYTES, stream>>>(p);
 }
 
-int main(int argc, char** argv) { return sgemm::run_step(argc, argv, SGEMM_STEP, launch); }
+int main(int argc, char** argv) {
+  return sgemm::run_step(argc, argv, SGEMM_STEP, launch, {.shared_bytes = SHARED_BYTES});
+}

@@ -28,20 +28,20 @@
 
 #include "sgemm.cuh"
 
-constexpr int BM = 128;          // rows of C per block: wgmma's N (the A tile is its shared operand)
-constexpr int BN = 128;          // columns of C per block: 64 per consumer warpgroup (wgmma's M)
-constexpr int TUNE_SPLIT = 32;   // K-width of a shared tile: one 128-byte swizzle row of floats
-constexpr int STAGES = 4;        // shared stages in the TMA ring
-constexpr int GROUP_ROWS = 16;   // block rows that neighbouring blocks walk down together (L2 reuse)
-constexpr int CONSUMER_REGISTERS = 232;  // setmaxnreg for the consumers (the producer keeps 40)
+constexpr int BM = SGEMM_KNOB(BM, 128);          // rows of C per block: wgmma's N (the A tile is its shared operand)
+constexpr int BN = SGEMM_KNOB(BN, 128);          // columns of C per block: 64 per consumer warpgroup (wgmma's M)
+constexpr int TUNE_SPLIT = SGEMM_KNOB(TUNE_SPLIT, 32);   // K-width of a shared tile: one 128-byte swizzle row of floats
+constexpr int STAGES = SGEMM_KNOB(STAGES, 4);        // shared stages in the TMA ring
+constexpr int GROUP_ROWS = SGEMM_KNOB(GROUP_ROWS, 16);   // block rows that neighbouring blocks walk down together (L2 reuse)
+constexpr int CONSUMER_REGISTERS = SGEMM_KNOB(CONSUMER_REGISTERS, 232);  // setmaxnreg for the consumers (the producer keeps 40)
 
 constexpr int WGMMA_M = 64, WGMMA_K = 8;  // one wgmma: 64 columns of C x BM rows x 8 k
 constexpr int CONSUMERS = BN / WGMMA_M;   // consumer warpgroups
 constexpr int THREADS = 128 * (1 + CONSUMERS);  // warpgroup 0 produces, the others consume
 constexpr int K_STEPS = TUNE_SPLIT / WGMMA_K;   // wgmmas per k tile and pass
-constexpr int B_BOX = 32;  // columns of a TMA box of B: 128 bytes, the 128-byte swizzle's width
-constexpr int PRODUCER_REGISTERS = 40;
-constexpr int SPLITTERS = 96;  // threads of the producer warpgroup that split A (warps 1 .. 3)
+constexpr int B_BOX = SGEMM_KNOB(B_BOX, 32);  // columns of a TMA box of B: 128 bytes, the 128-byte swizzle's width
+constexpr int PRODUCER_REGISTERS = SGEMM_KNOB(PRODUCER_REGISTERS, 40);
+constexpr int SPLITTERS = SGEMM_KNOB(SPLITTERS, 96);  // threads of the producer warpgroup that split A (warps 1 .. 3)
 static_assert(TUNE_SPLIT * sizeof(float) == 128, "a row of the A tile is one 128-byte swizzle row");
 static_assert(BN % WGMMA_M == 0 && WGMMA_M % B_BOX == 0, "each consumer takes whole 32-column boxes of B");
 static_assert(BM % 8 == 0 && BM >= 8 && BM <= 256, "wgmma's N is a multiple of 8 up to 256");
@@ -56,7 +56,9 @@ constexpr int STAGE_BYTES = 2 * A_TILE_BYTES + B_TILE_BYTES;   // A, A's small p
 constexpr int SHARED_BYTES = STAGES * STAGE_BYTES + 3 * STAGES * 8 + 1024;  // + barriers + alignment
 static_assert(A_TILE_BYTES % 1024 == 0 && B_TILE_BYTES % 1024 == 0,
               "swizzled tiles start on 1024-byte boundaries (the swizzle repeats every 8 rows of 128 B)");
-static_assert(SHARED_BYTES <= 227 * 1024, "a block has at most 227 KB of shared memory on Hopper");
+static_assert(SHARED_BYTES <= sgemm::shared_limit(),
+              "a block has at most 99 KB of shared memory on sm_86 and sm_89, 163 KB on sm_80, 227 KB on sm_90: "
+              "build with the GPU class's tuning (tunings/)");
 
 // C[row][col] = alpha * acc + beta * C[row][col]; with beta == 0, C is write-only (BLAS
 // semantics): NaN or garbage already in C never leaks into the result.
@@ -382,4 +384,7 @@ void launch(const sgemm::Problem& p, cudaStream_t stream) {
 }
 
 // 90: compute capability 9.0 exactly, the only one the sm_90a kernel runs on.
-int main(int argc, char** argv) { return sgemm::run_step(argc, argv, SGEMM_STEP, launch, 90); }
+// sm_90a code (wgmma, setmaxnreg) runs on compute capability 9.0 alone.
+int main(int argc, char** argv) {
+  return sgemm::run_step(argc, argv, SGEMM_STEP, launch, {.shared_bytes = SHARED_BYTES, .compute_capability = 90});
+}

@@ -1,0 +1,93 @@
+# The tuning a build uses: the knob values of each step for one GPU (tunings/README.md).
+#   - -DSGEMM_TUNING=NAME picks tunings/NAME.txt ("defaults": none);
+#   - else a GPU present picks its own tuning, tunings/<its name as a slug>.txt (what
+#     scripts/tune.sh writes), else its class's, tunings/sm_<compute capability>.txt;
+#   - else (no GPU) a build for one architecture takes that class's tuning, and any other
+#     build the steps' defaults (the H100's values).
+# sgemm_step_executable() passes the chosen step's knobs as SGEMM_TUNING_KNOBS (sgemm.cuh).
+set(SGEMM_TUNING "" CACHE STRING "tunings/NAME.txt to build with (default: the GPU's, else its class's, else the steps' defaults)")
+set(SGEMM_TUNINGS_DIR "${PROJECT_SOURCE_DIR}/tunings")
+
+# The classes: class -> architecture, shared memory per block (tunings/classes.txt).
+file(STRINGS "${SGEMM_TUNINGS_DIR}/classes.txt" _class_lines REGEX "^sm_")
+set(SGEMM_CLASSES "")
+foreach(line IN LISTS _class_lines)
+  string(REGEX MATCHALL "[^ \t]+" fields "${line}")
+  list(GET fields 0 class)
+  list(GET fields 1 arch)
+  list(APPEND SGEMM_CLASSES ${class})
+  set(SGEMM_CLASS_ARCH_${class} ${arch})
+endforeach()
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${SGEMM_TUNINGS_DIR}/classes.txt")
+
+# sgemm_read_tuning(NAME PREFIX): PREFIX_<step> = "KNOB=V KNOB=V" for each step line of
+# tunings/NAME.txt, and PREFIX_STEPS = the steps named. Stops the configure on a line that
+# names no step of the project, or a knob its step does not have (SGEMM_KNOB(NAME, ...)).
+function(sgemm_read_tuning name prefix)
+  set(path "${SGEMM_TUNINGS_DIR}/${name}.txt")
+  if(NOT EXISTS "${path}")
+    message(FATAL_ERROR "SGEMM_TUNING=${name}: no file ${path}")
+  endif()
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${path}")
+  file(STRINGS "${path}" lines REGEX "^[0-9][0-9]_")
+  set(steps "")
+  foreach(line IN LISTS lines)
+    string(REGEX MATCHALL "[^ \t]+" fields "${line}")
+    list(POP_FRONT fields step)
+    string(REGEX REPLACE "^[0-9]+_" "" slug "${step}")
+    set(src "${PROJECT_SOURCE_DIR}/steps/${step}/${slug}.cu")
+    if(NOT EXISTS "${src}")
+      message(FATAL_ERROR "tunings/${name}.txt: no step ${step}")
+    endif()
+    file(READ "${src}" text)
+    foreach(knob IN LISTS fields)
+      if(NOT knob MATCHES "^([A-Z][A-Z0-9_]*)=(-?[0-9]+|true|false)$")
+        message(FATAL_ERROR "tunings/${name}.txt: ${step}: '${knob}' is not NAME=VALUE (an integer, true or false)")
+      endif()
+      string(FIND "${text}" "SGEMM_KNOB(${CMAKE_MATCH_1}," found)
+      if(found EQUAL -1)
+        message(FATAL_ERROR "tunings/${name}.txt: ${step} has no knob ${CMAKE_MATCH_1}")
+      endif()
+    endforeach()
+    list(JOIN fields " " knobs)
+    set(${prefix}_${step} "${knobs}" PARENT_SCOPE)
+    list(APPEND steps ${step})
+  endforeach()
+  set(${prefix}_STEPS "${steps}" PARENT_SCOPE)
+endfunction()
+
+set(_tuning "${SGEMM_TUNING}")
+if(_tuning STREQUAL "")
+  set(_tuning defaults)
+  execute_process(COMMAND nvidia-smi --query-gpu=name,compute_cap --format=csv,noheader
+                  RESULT_VARIABLE _rc OUTPUT_VARIABLE _gpu ERROR_QUIET OUTPUT_STRIP_TRAILING_WHITESPACE)
+  if(_rc EQUAL 0 AND _gpu MATCHES "^([^,\n]+), *([0-9]+)\\.([0-9]+)")
+    string(TOLOWER "${CMAKE_MATCH_1}" _slug)
+    set(_class "sm_${CMAKE_MATCH_2}${CMAKE_MATCH_3}")
+    string(REGEX REPLACE "[^a-z0-9]+" "-" _slug "${_slug}")
+    string(REGEX REPLACE "^-|-$" "" _slug "${_slug}")
+    if(EXISTS "${SGEMM_TUNINGS_DIR}/${_slug}.txt")
+      set(_tuning ${_slug})
+    elseif(EXISTS "${SGEMM_TUNINGS_DIR}/${_class}.txt")
+      set(_tuning ${_class})
+    endif()
+  else()
+    list(LENGTH CMAKE_CUDA_ARCHITECTURES _n)
+    if(_n EQUAL 1 AND CMAKE_CUDA_ARCHITECTURES MATCHES "^([0-9]+)" AND EXISTS "${SGEMM_TUNINGS_DIR}/sm_${CMAKE_MATCH_1}.txt")
+      set(_tuning sm_${CMAKE_MATCH_1})
+    endif()
+  endif()
+endif()
+set(SGEMM_TUNING_USED "${_tuning}")
+if(NOT SGEMM_TUNING_USED STREQUAL "defaults")
+  sgemm_read_tuning(${SGEMM_TUNING_USED} SGEMM_TUNED)
+endif()
+message(STATUS "Tuning: ${SGEMM_TUNING_USED} (tunings/; -DSGEMM_TUNING=NAME picks another)")
+
+# sgemm_apply_tuning(TARGET STEP NAME PREFIX): the target's knobs from tuning NAME (read into PREFIX).
+function(sgemm_apply_tuning target step name prefix)
+  target_compile_definitions(${target} PRIVATE SGEMM_TUNING="${name}")
+  if(DEFINED ${prefix}_${step})
+    target_compile_definitions(${target} PRIVATE SGEMM_TUNING_KNOBS="${${prefix}_${step}}")
+  endif()
+endfunction()
