@@ -189,7 +189,7 @@ int make_green_context(int device, int sms) {
   check(reinterpret_cast<GetResource>(entry("cuDeviceGetDevResource"))(dev, &all, CU_DEV_RESOURCE_TYPE_SM),
         "cuDeviceGetDevResource");
   if (unsigned(sms) > all.sm.smCount)
-    throw UsageError("--sms " + std::to_string(sms) + " but the GPU has " + std::to_string(all.sm.smCount) + " SMs");
+    throw NoGpu("--sms " + std::to_string(sms) + ": this GPU has " + std::to_string(all.sm.smCount) + " SMs");
   if (unsigned(sms) == all.sm.smCount) return sms;  // all of them: no green context needed
   unsigned groups = 1;
   check(reinterpret_cast<Split>(entry("cuDevSmResourceSplitByCount"))(&group, &groups, &all, &rest, 0, sms),

@@ -8,6 +8,9 @@
 #           faults (planted bugs must be caught)  accuracy (both margins of the FP32-grade limit)
 #           ncu=STEP[,STEP...]  (profiler metrics at 4096)
 #           compare=FILE (profiled variants for the pages' comparison tables; see below)
+#           emulate-test=TUNING:SMS  the GPU suite built with tunings/TUNING.txt, run on SMS SMs
+#           emulate-bench=TUNING:SMS bench.sh's sizes with that build on SMS SMs (results/<gpu>/emulations/)
+#           tune=STEPS[:MINUTES]     scripts/tune.sh for these steps ("all": every step)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
@@ -32,7 +35,7 @@ for phase in "$@"; do
         mkdir -p /tmp/catch2 && dpkg -x .deps/catch2_*.deb /tmp/catch2 && prefix=/tmp/catch2/usr
       fi
       # The architectures are CMake's default (the GPU present); CUDAARCHS=... overrides it.
-      cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release \
+      cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DSGEMM_CLASS_BUILDS=OFF -DSGEMM_SUITE_SMS= \
             ${prefix:+-DCMAKE_PREFIX_PATH=$prefix} > "$logs/configure.log" 2>&1 || status=1
       cmake --build "$build" -j "$(nproc)" > "$logs/build.log" 2>&1 || status=1
       grep -E "error|registers|spill" "$logs/build.log" | tail -n 40 >> "$out/summary.txt"
@@ -129,6 +132,33 @@ for phase in "$@"; do
         runs+=("$page|$label=$logs/compare.$n.csv")
       done < "$file"
       python3 scripts/ncu_collect.py --out "$logs/compare_4096.csv" --keys step,variant --metrics profile,compare "${runs[@]}" || status=1
+      ;;
+    emulate-test=*|emulate-bench=*)
+      # Another class's tuning, built for this GPU, run on fewer of its SMs (--sms, green
+      # contexts): an emulation of that class's SM count, never that GPU's results.
+      spec=${phase#*=}; tuning=${spec%%:*}; sms=${spec##*:}
+      ebuild="build-device-$tuning-$sms"
+      note "$phase"
+      cmake -S . -B "$ebuild" -DCMAKE_BUILD_TYPE=Release -DSGEMM_CLASS_BUILDS=OFF "-DSGEMM_TUNING=$tuning" \
+            "-DSGEMM_SUITE_SMS=$sms" > "$logs/configure.$tuning-$sms.log" 2>&1 || status=1
+      cmake --build "$ebuild" -j "$(nproc)" > "$logs/build.$tuning-$sms.log" 2>&1 || status=1
+      if [ "${phase%%=*}" = emulate-test ]; then
+        (cd "$ebuild" && ctest -L gpu -j 8 -V) > "$logs/ctest.$tuning-$sms.log" 2>&1 || status=1
+        grep -E "tests passed|\(Failed\)|\*\*\*Failed|Not Run" "$logs/ctest.$tuning-$sms.log" >> "$out/summary.txt"
+      else
+        scripts/bench.sh --build "$ebuild" --tuning "$tuning" --sms "$sms" --no-plots \
+          > "$logs/bench.$tuning-$sms.log" 2>&1 || status=1
+        grep -E "^[0-9]{2}_| 4096 |skipped" "$logs/bench.$tuning-$sms.log" >> "$out/summary.txt"
+      fi
+      ;;
+    tune=*)
+      spec=${phase#tune=}; tsteps=${spec%%:*}; minutes=${spec#*:}
+      [ "$minutes" = "$spec" ] && minutes=8
+      [ "$tsteps" = all ] && tsteps=""
+      note "$phase"
+      scripts/tune.sh --build "$build" ${tsteps:+--steps "$(echo "$tsteps" | tr ',' ' ')"} --budget "$minutes" \
+        > "$logs/tune.log" 2>&1 || status=1
+      tail -n 40 "$logs/tune.log" >> "$out/summary.txt"
       ;;
     *) echo "device_run.sh: unknown phase $phase" >&2; status=2 ;;
   esac

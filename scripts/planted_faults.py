@@ -138,7 +138,7 @@ FAULTS = [
     # slice; stream-K: the last piece of every tile cut across blocks).
     ("split-K: the last piece of K not added", "15_split_k",
      [("for (int z = 1; z < splits; ++z) {", "for (int z = 1; z < splits - 1; ++z) {")],
-     [("--check --sizes 1024x1024x1024,64x64x20000,129x127x1000,1700x2400x230 --alpha 1.5 --beta 0.5", "check")]),
+     [("--check --sizes 1024x1024x1024,64x64x20000,129x127x1000,901x1299x703 --alpha 1.5 --beta 0.5", "check")]),
     # Nondeterminism that stays inside the accuracy limit: pieces 1.. of an output added in an
     # order that depends on the clock (as float atomics would add them in the order the blocks
     # finish). Only the harness's second run, compared bit for bit, can see it.

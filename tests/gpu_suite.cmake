@@ -42,3 +42,24 @@ function(sgemm_add_gpu_tests step)
       LABELS gpu SKIP_RETURN_CODE 3 TIMEOUT 600)
   endforeach()
 endfunction()
+
+# The paths (tests/shapes.txt, path.SMS SIZES PATH): step 20 on SMS SMs must report PATH for
+# every shape, besides passing the check. Its choices depend on its knobs, so only a build
+# whose tuning leaves them at the defaults registers these (a GPU with fewer SMs skips them).
+file(STRINGS "${CMAKE_CURRENT_LIST_DIR}/shapes.txt" SGEMM_PATH_SETS REGEX "^path\\.")
+function(sgemm_add_path_tests step)
+  if(DEFINED SGEMM_TUNED_${step})
+    return()
+  endif()
+  foreach(line IN LISTS SGEMM_PATH_SETS)
+    string(REGEX MATCHALL "[^ \t]+" fields "${line}")
+    list(GET fields 0 set)
+    list(GET fields 1 sizes)
+    list(GET fields 2 path)
+    string(REGEX REPLACE "^path\\." "" sms "${set}")
+    add_test(NAME gpu.${step}.path.${sms}.${path}
+             COMMAND $<TARGET_FILE:${step}> --check --sizes ${sizes} --alpha 1.25 --beta -0.75 --sms ${sms}
+                     --expect-path ${path})
+    set_tests_properties(gpu.${step}.path.${sms}.${path} PROPERTIES LABELS gpu SKIP_RETURN_CODE 3 TIMEOUT 600)
+  endforeach()
+endfunction()
