@@ -149,6 +149,7 @@ Gpu read_gpu(int device, int sms) {
   CUDA_CHECK(cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, device));
   CUDA_CHECK(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device));
   CUDA_CHECK(cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&g.l2_bytes, cudaDevAttrL2CacheSize, device));
   g.compute_capability = major * 10 + minor;
   g.clock_mhz /= 1000;
   // sm_80 (A100) has 64 FP32 lanes per SM; sm_86, sm_89 and sm_90 have 128.

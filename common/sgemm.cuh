@@ -42,6 +42,7 @@ struct Gpu {
   int fp32_lanes_per_sm = 0;      // FP32 FMA lanes per SM: 64 on sm_80, 128 on sm_86, 89, 90
   int clock_mhz = 0;              // the SMs' maximum clock
   double dram_bytes_per_us = 0;   // device memory's peak bandwidth, bytes per microsecond
+  int l2_bytes = 0;               // the L2 cache's size
   bool clusters = false;          // thread block clusters (sm_90)
 };
 const Gpu& gpu();

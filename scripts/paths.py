@@ -2,7 +2,7 @@
 """Which path step 20 (whole tiles, stream-K, split-K, the short last piece, pairs) takes for
 a shape on a GPU of S SMs: a port of its launch_kernels' choices (choose_splits with the
 partial sums' cost, piece_length, stream_k_tiles, the pairs' condition), with the H100's
-clock and bandwidth by default. For choosing the suite's shapes per SM count
+clock, bandwidth and L2 by default. For choosing the suite's shapes per SM count
 (tests/shapes.txt, path.*) and for a page's pictures; the step itself reports the path it
 took (--check prints 'path:'), and the suite's path.* sets check the two agree.
 
@@ -13,7 +13,8 @@ import sys
 
 BM, BN, TUNE_SPLIT = 128, 256, 32
 MAX_SPLITS, MIN_SPLIT_K_TILES, MIN_GAIN_PERCENT, TAIL_OVERHEAD_K_TILES = 64, 4, 10, 0
-H100 = {"lanes": 128, "clock_mhz": 1980, "dram_bytes_per_us": 2 * 2619e6 * 640 / 1e6}
+L2_BANDWIDTH_RATIO = 4
+H100 = {"lanes": 128, "clock_mhz": 1980, "dram_bytes_per_us": 2 * 2619e6 * 640 / 1e6, "l2_bytes": 50 * 2**20}
 
 
 def cdiv(a, b):
@@ -32,8 +33,10 @@ def path(m, n, k, sms, gpu=H100, pair_slots=None):
         per = cdiv(k_tiles, splits)
         pieces = cdiv(k_tiles, per)
         c = cdiv(tiles * pieces, slots) * per
-        if pieces > 1:
-            c += 2.0 * pieces * m * n * 4 / gpu["dram_bytes_per_us"] / tile_us
+        if pieces > 1:  # partial_sums_tile_times
+            size = pieces * m * n * 4.0
+            in_l2 = min(size, 0.5 * gpu["l2_bytes"])
+            c += 2.0 * (in_l2 / L2_BANDWIDTH_RATIO + size - in_l2) / gpu["dram_bytes_per_us"] / tile_us
         return c
 
     most = min(MAX_SPLITS, max(1, k_tiles // MIN_SPLIT_K_TILES))

@@ -43,7 +43,7 @@ function(sgemm_add_gpu_tests step)
   endforeach()
 endfunction()
 
-# The paths (tests/shapes.txt, path.SMS SIZES PATH): step 20 on SMS SMs must report PATH for
+# The paths (tests/shapes.txt, sets path.SMS.PATH): step 20 on SMS SMs must report PATH for
 # every shape, besides passing the check. Its choices depend on its knobs, so only a build
 # whose tuning leaves them at the defaults registers these (a GPU with fewer SMs skips them).
 file(STRINGS "${CMAKE_CURRENT_LIST_DIR}/shapes.txt" SGEMM_PATH_SETS REGEX "^path\\.")
@@ -55,8 +55,8 @@ function(sgemm_add_path_tests step)
     string(REGEX MATCHALL "[^ \t]+" fields "${line}")
     list(GET fields 0 set)
     list(GET fields 1 sizes)
-    list(GET fields 2 path)
-    string(REGEX REPLACE "^path\\." "" sms "${set}")
+    string(REGEX REPLACE "^path\\.([0-9]+)\\.(.*)$" "\\1" sms "${set}")
+    string(REGEX REPLACE "^path\\.([0-9]+)\\.(.*)$" "\\2" path "${set}")
     add_test(NAME gpu.${step}.path.${sms}.${path}
              COMMAND $<TARGET_FILE:${step}> --check --sizes ${sizes} --alpha 1.25 --beta -0.75 --sms ${sms}
                      --expect-path ${path})

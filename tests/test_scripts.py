@@ -49,6 +49,21 @@ class Facts(unittest.TestCase):
         for name in ("sanitize", "sanitize_timed", "faults.edges", "bench", "variant_check"):
             self.assertEqual(lib_sh("shapes", name).strip(), project.shapes(name))
 
+    def test_path_sets_agree_with_the_port(self):
+        """tests/shapes.txt's path.SMS.PATH sets: scripts/paths.py's port of step 20's choices
+        takes PATH for every shape (on the GPU the suite checks the step itself)."""
+        sys.path.insert(0, str(project.ROOT / "scripts"))
+        import paths
+        sets = [line.split() for line in (project.ROOT / "tests" / "shapes.txt").read_text().splitlines()
+                if line.startswith("path.")]
+        self.assertEqual(len(sets), 20)
+        for name, sizes in sets:
+            _, sms, path = name.split(".", 2)
+            for size in sizes.split(","):
+                m, n, k = ([int(x) for x in size.split("x")] * 3)[:3] if "x" not in size else map(int, size.split("x"))
+                with self.subTest(set=name, size=size):
+                    self.assertEqual(paths.path(m, n, k, int(sms))[0], path)
+
     def test_ncu_metric_sets(self):
         profile, compare = project.ncu_metrics("profile"), project.ncu_metrics("compare")
         self.assertIn("smsp__inst_executed.sum", profile)

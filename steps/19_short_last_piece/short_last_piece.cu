@@ -56,6 +56,7 @@ constexpr int MIN_SPLIT_K_TILES = SGEMM_KNOB(MIN_SPLIT_K_TILES, 4);  // fewest k
 constexpr bool TAIL_PIECES = SGEMM_KNOB(TAIL_PIECES, true);        // pieces that leave SMs idle: each shorter, and a short last one for those SMs
 constexpr int TAIL_OVERHEAD_K_TILES = SGEMM_KNOB(TAIL_OVERHEAD_K_TILES, 0);  // k tiles of time a short piece is charged beyond its own (its fill and its stores)
 constexpr int MIN_GAIN_PERCENT = SGEMM_KNOB(MIN_GAIN_PERCENT, 10);  // more pieces must cut the estimated time by this much
+constexpr int L2_BANDWIDTH_RATIO = SGEMM_KNOB(L2_BANDWIDTH_RATIO, 4);  // how much faster partial sums that stay in L2 move than device memory does (split-K's cost)
 constexpr int REDUCE_THREADS = SGEMM_KNOB(REDUCE_THREADS, 256);   // threads per block of the reduction kernel
 
 constexpr int THREADS = THREADS_X * THREADS_Y;
@@ -84,7 +85,7 @@ constexpr int SHARED_BYTES = shared_bytes(STAGES), SHARED_BYTES_SPLIT = shared_b
 static_assert(SHARED_BYTES <= sgemm::shared_limit() && SHARED_BYTES_SPLIT <= sgemm::shared_limit(),
               "a block has at most 99 KB of shared memory on sm_86 and sm_89, 163 KB on sm_80, 227 KB on sm_90: "
               "build with the GPU class's tuning (tunings/)");
-static_assert(MAX_SPLITS >= 1 && MIN_SPLIT_K_TILES >= 1 && MIN_GAIN_PERCENT >= 0 && TAIL_OVERHEAD_K_TILES >= 0,
+static_assert(MAX_SPLITS >= 1 && MIN_SPLIT_K_TILES >= 1 && MIN_GAIN_PERCENT >= 0 && L2_BANDWIDTH_RATIO >= 1 && TAIL_OVERHEAD_K_TILES >= 0,
               "at least one piece, of at least one k tile; more pieces only for a gain, never for a loss");
 static_assert(REDUCE_THREADS % 32 == 0 && REDUCE_THREADS <= 1024, "the reduction's blocks are whole warps");
 static_assert(BESIDE_REDUCE_THREADS % 32 == 0 && BESIDE_REDUCE_THREADS * BESIDE_REDUCE_REGISTERS <= 4096,
@@ -636,14 +637,15 @@ int gpu_slots() {
 
 // The partial sums of `pieces` pieces, in tile-times (one k tile of one block: BM x BN x
 // TUNE_SPLIT FMAs on one SM's FP32 lanes): M x N floats per piece written, then read back by
-// the reduction, at the device memory's peak bandwidth. On an H100 one tile-time is 4.1 us
-// and 1024^3's four pieces cost 2.4 of them; on an RTX A6000 (768 GB/s) 2048^3 in 13 pieces
-// would cost 125, more than the 28 the pieces save.
+// the reduction. What fits in half the L2 moves at L2_BANDWIDTH_RATIO times the device
+// memory's peak bandwidth, the rest at that peak. On an H100 (50 MB of L2) one tile-time is
+// 4.1 us and 1024^3's four pieces (16 MiB) cost 0.6 of them; on an RTX A6000 (6 MB of L2,
+// 768 GB/s) 2048^3 in 13 pieces (208 MiB) would cost 123, more than the 28 they save.
 double partial_sums_tile_times(const sgemm::Problem& p, int pieces) {
   const sgemm::Gpu& gpu = sgemm::gpu();
   const double tile_us = double(BM) * BN * TUNE_SPLIT / (double(gpu.fp32_lanes_per_sm) * gpu.clock_mhz);
-  const double bytes = 2.0 * pieces * p.M * double(p.N) * sizeof(float);
-  return bytes / gpu.dram_bytes_per_us / tile_us;
+  const double bytes = double(pieces) * p.M * p.N * sizeof(float), in_l2 = std::min(bytes, 0.5 * gpu.l2_bytes);
+  return 2.0 * (in_l2 / L2_BANDWIDTH_RATIO + (bytes - in_l2)) / gpu.dram_bytes_per_us / tile_us;
 }
 
 // How many pieces K is cut into, from the shape. With T output tiles and S pieces of
