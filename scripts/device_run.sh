@@ -44,7 +44,7 @@ for phase in "$@"; do
       note test
       # Verbose: every shape's line (its error against the FP64 reference) is kept, so the
       # margins of the FP32-grade limit can be read off the whole suite afterwards.
-      (cd "$build" && ctest -j 8 -V) > "$logs/ctest.log" 2>&1 || status=1
+      (cd "$build" && timeout "${CTEST_TIMEOUT:-3600}" ctest -j 8 -V) > "$logs/ctest.log" 2>&1 || status=1
       python3 scripts/accuracy_margins.py --from-ctest-log "$logs/ctest.log" --out "$logs/accuracy_suite.csv" \
         >> "$out/summary.txt" 2>&1 || status=1
       grep -E "tests passed|\(Failed\)|\*\*\*Failed|Not Run" "$logs/ctest.log" >> "$out/summary.txt"
@@ -143,7 +143,7 @@ for phase in "$@"; do
             "-DSGEMM_SUITE_SMS=$sms" > "$logs/configure.$tuning-$sms.log" 2>&1 || status=1
       cmake --build "$ebuild" -j "$(nproc)" > "$logs/build.$tuning-$sms.log" 2>&1 || status=1
       if [ "${phase%%=*}" = emulate-test ]; then
-        (cd "$ebuild" && ctest -L gpu -j 8 -V) > "$logs/ctest.$tuning-$sms.log" 2>&1 || status=1
+        (cd "$ebuild" && timeout "${CTEST_TIMEOUT:-3600}" ctest -L gpu -j 8 -V) > "$logs/ctest.$tuning-$sms.log" 2>&1 || status=1
         grep -E "tests passed|\(Failed\)|\*\*\*Failed|Not Run" "$logs/ctest.$tuning-$sms.log" >> "$out/summary.txt"
       else
         scripts/bench.sh --build "$ebuild" --tuning "$tuning" --sms "$sms" --no-plots \
@@ -156,7 +156,7 @@ for phase in "$@"; do
       [ "$minutes" = "$spec" ] && minutes=8
       [ "$tsteps" = all ] && tsteps=""
       note "$phase"
-      scripts/tune.sh --build "$build" ${tsteps:+--steps "$(echo "$tsteps" | tr ',' ' ')"} --budget "$minutes" \
+      scripts/tune.sh ${tsteps:+--steps "$(echo "$tsteps" | tr ',' ' ')"} --budget "$minutes" \
         > "$logs/tune.log" 2>&1 || status=1
       tail -n 40 "$logs/tune.log" >> "$out/summary.txt"
       ;;
