@@ -69,8 +69,12 @@ class DeviceArray {
   DeviceArray& operator=(const DeviceArray&) = delete;
   T* get() const { return ptr_; }
   std::size_t bytes() const { return count_ * sizeof(T); }
+  // Copies from pageable host memory may still be landing when cudaMemcpy returns, and the
+  // step's launches go to another stream, which in a green context (--sms) does not wait for
+  // the legacy default stream: every upload waits until its bytes are on the GPU.
   void upload(const std::vector<T>& h) {
     CUDA_CHECK(cudaMemcpy(ptr_, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaDeviceSynchronize());
   }
   // rows x cols from a compact host matrix into rows of stride ld; the padding of each row
   // (ld - cols elements) is filled with NaN bytes, so reading it poisons the result.
@@ -78,6 +82,7 @@ class DeviceArray {
     CUDA_CHECK(cudaMemset(ptr_, 0xff, bytes()));
     CUDA_CHECK(cudaMemcpy2D(ptr_, ld * sizeof(T), h.data(), cols * sizeof(T), cols * sizeof(T), rows,
                             cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaDeviceSynchronize());
   }
   void download(std::vector<T>& h) const {
     h.resize(count_);
@@ -327,6 +332,7 @@ class ShapeRun {
     // compute-sanitizer's initcheck sees no read of memory it never saw written.
     CUDA_CHECK(cudaMemset(c_cublas_.get(), 0, c_cublas_.bytes()));
     CUDA_CHECK(cudaStreamCreate(&stream_));
+    CUDA_CHECK(cudaDeviceSynchronize());  // the memsets above ran on the legacy default stream
     if (o.mode != Mode::TimeOnly) make_reference(in);
   }
   ~ShapeRun() { cudaStreamDestroy(stream_); }

@@ -147,6 +147,7 @@ for phase in "$@"; do
         grep -E "tests passed|\(Failed\)|\*\*\*Failed|Not Run" "$logs/ctest.$tuning-$sms.log" >> "$out/summary.txt"
       else
         scripts/bench.sh --build "$ebuild" --tuning "$tuning" --sms "$sms" --no-plots \
+          ${EMU_STEPS:+--steps "$EMU_STEPS"} ${EMU_SIZES:+--sizes "$EMU_SIZES"} \
           > "$logs/bench.$tuning-$sms.log" 2>&1 || status=1
         grep -E "^[0-9]{2}_| 4096 |skipped" "$logs/bench.$tuning-$sms.log" >> "$out/summary.txt"
       fi
