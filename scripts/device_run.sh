@@ -168,6 +168,6 @@ note "done, status $status"
 parts=(logs)
 [ -d "$out/tuning" ] && parts+=(tuning)
 tar -czf "$out/logs.tgz" -C "$out" "${parts[@]}"
-[ -d results ] && tar -czf "$out/results.tgz" results
+[ -d results ] && tar -czf "$out/results.tgz" results tunings
 rm -rf "$logs" "$out/tuning"
 exit $status
