@@ -213,11 +213,19 @@ std::string dtype_hint(const std::string& descr) {
 }  // namespace
 
 NpyFile::NpyFile(const std::string& path) : path_(path) {
-  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO never waits for a writer (it is refused below).
+  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd_ < 0) fail(path, std::string("cannot open: ") + std::strerror(errno));
   struct stat st {};
   if (::fstat(fd_, &st) != 0) fail(path, std::string("cannot stat: ") + std::strerror(errno));
   if (S_ISDIR(st.st_mode)) fail(path, "is a directory, not a .npy file");
+  if ((S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)) && !is_std_stream(st, {0}))  // io.hpp: the rule
+    fail(path, "is a pipe (FIFO), which can block; name a regular file, or pipe the data in as /dev/stdin");
+  if (S_ISBLK(st.st_mode)) fail(path, "is a block device, not a .npy file");
+  if (::isatty(fd_)) fail(path, "is a terminal, not a .npy file");
+  const int flags = ::fcntl(fd_, F_GETFL);
+  if (flags < 0 || ::fcntl(fd_, F_SETFL, flags & ~O_NONBLOCK) != 0)  // reads of a pipe wait for data again
+    fail(path, std::string("cannot read: ") + std::strerror(errno));
   regular_ = S_ISREG(st.st_mode);
   const std::uint64_t file_size = regular_ ? std::uint64_t(st.st_size) : 0;
 
