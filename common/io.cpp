@@ -248,7 +248,7 @@ void NpyOutput::write(const float* data, int rows, int cols, int ld) {
   file_.close();
 }
 
-LoadedMatrices load_matrices(const Options& o) {
+LoadedMatrices load_matrices(const Options& o, const std::function<void()>& before_large_read) {
   check_distinct_files(o);  // before any data is read
   auto open = [](const char* option, const std::string& path) {
     try {
@@ -276,6 +276,10 @@ LoadedMatrices load_matrices(const Options& o) {
   if (c && (c->rows() != in.shape.m || c->cols() != in.shape.n))
     throw UsageError("--load-c " + printable(o.load_c, 200) + " is " + size(*c) + " but A * B is " +
                      std::to_string(in.shape.m) + " x " + std::to_string(in.shape.n));
+  std::uint64_t large = 0;  // bytes of the regular files' data, all checked against their shapes
+  for (const NpyFile* f : {a.get(), b.get(), c.get()})
+    if (f && f->is_regular()) large += std::uint64_t(f->rows()) * std::uint64_t(f->cols()) * sizeof(float);
+  if (large > kLargeInputBytes && before_large_read) before_large_read();
   auto read = [](const char* option, NpyFile& f) {
     try {
       Matrix m = f.read();

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <string>
 #include <string_view>
@@ -113,11 +114,19 @@ class NpyOutput {
 // limits before any data is read; then the data, which must be finite. Throws UsageError
 // "--load-a a.npy: <what is wrong>", or naming an output that is one of the inputs
 // (check_distinct_files), before reading any data.
+//
+// Reading gigabytes is the one cost of judging inputs before the GPU: a valid 20000 x 20000
+// pair (3.2 GB) would be read whole before a machine without a GPU is found out. So when the
+// regular files' data comes to more than kLargeInputBytes, `before_large_read` (if given) is
+// called once, after every header and shape has been judged and before any data is read: the
+// harness looks for the GPU there (no GPU: exit 3, the data never read). Smaller inputs are
+// read first, so that a bad file is refused (exit 2) on any machine, without CUDA.
 struct LoadedMatrices {
   Shape shape{};
   std::vector<float> A, B, C;
 };
-LoadedMatrices load_matrices(const Options& o);
+inline constexpr std::uint64_t kLargeInputBytes = std::uint64_t(256) << 20;  // an 8192 x 8192 float32 matrix
+LoadedMatrices load_matrices(const Options& o, const std::function<void()>& before_large_read = {});
 
 // The outputs of a run, opened before the GPU is touched, after check_distinct_files. `last`
 // is the shape whose C --save-c writes.

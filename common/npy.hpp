@@ -45,6 +45,9 @@ class NpyFile {
   NpyFile& operator=(const NpyFile&) = delete;
   int rows() const { return rows_; }
   int cols() const { return cols_; }
+  // A regular file, whose size was checked against the shape; else a pipe (standard input)
+  // or a character device, whose data is only known once it is read.
+  bool is_regular() const { return regular_; }
   const std::string& path() const { return path_; }
   // The data; throws if the file holds fewer or more bytes than the shape needs.
   Matrix read();

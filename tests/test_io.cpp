@@ -240,3 +240,39 @@ TEST_CASE("an output is never an input or the other output, however the path is 
   o.save_c = tmp("dist_link.npy");
   CHECK(contains(usage_error_of([&] { load_matrices(o); }), "is the same file as --load-a"));
 }
+
+TEST_CASE("load_matrices: large inputs wait for the caller's GPU check; small ones and bad headers do not") {
+  // Sparse files: a valid 8192 x 8192 A (256 MiB of zeros that take no disk) and an 8192 x 2 B.
+  auto sparse = [](const std::string& path, int rows, int cols) {
+    std::ofstream(path, std::ios::binary) << npy_header(rows, cols);
+    REQUIRE(::truncate(path.c_str(), off_t(npy_header(rows, cols).size()) + off_t(rows) * cols * 4) == 0);
+  };
+  sparse(tmp("large_a.npy"), 8192, 8192);
+  sparse(tmp("large_b.npy"), 8192, 2);
+  struct NoGpuHere {};
+  int calls = 0;
+  auto no_gpu = [&] {
+    ++calls;
+    throw NoGpuHere{};  // what the harness does where there is no GPU: stop before the data
+  };
+  Options o;
+  o.load_a = tmp("large_a.npy");
+  o.load_b = tmp("large_b.npy");
+  CHECK_THROWS_AS(load_matrices(o, no_gpu), NoGpuHere);
+  CHECK(calls == 1);
+  // Under the limit: read, judged, no check asked for.
+  save(tmp("small_a.npy"), {1, 2, 3, 4, 5, 6}, 2, 3);
+  save(tmp("small_b.npy"), {1, 2, 3, 4, 5, 6}, 3, 2);
+  o.load_a = tmp("small_a.npy");
+  o.load_b = tmp("small_b.npy");
+  CHECK(load_matrices(o, no_gpu).A.size() == 6);
+  CHECK(calls == 1);
+  // A large file that does not fit its partner is a usage error first: headers before the GPU.
+  o.load_a = tmp("large_a.npy");
+  CHECK(contains(usage_error_of([&] { load_matrices(o, no_gpu); }), "A's columns (K) and B's rows must match"));
+  CHECK(calls == 1);
+  // Without a check (the default), large inputs are simply read.
+  o.load_b = tmp("large_b.npy");
+  CHECK(load_matrices(o).shape == Shape{8192, 2, 8192});
+  for (const char* f : {"large_a.npy", "large_b.npy"}) ::unlink(tmp(f).c_str());
+}
