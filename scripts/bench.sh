@@ -6,6 +6,9 @@
 # verified = 0) and it is the plots' one-pass TF32 context point, never a step.
 #
 #   scripts/bench.sh [--build DIR] [--sizes LIST] [--steps "01_initial 12_double_buffer"] [--no-plots]
+# Exit codes: 0 done; 1 a step failed its check or a CUDA error (its other rows are still
+# written); 2 a bad option; 3 no GPU; 4 the results are written but the plots and tables were
+# not regenerated (scripts/regenerate.sh failed, e.g. its packages cannot be installed here).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
@@ -52,8 +55,10 @@ if "$build/bin/control_cublas_tf32" --sizes "$sizes" --csv "$csv" --record-failu
   exit 1
 fi
 echo "bench.sh: results in results/$slug/"
-if [ "$plots" = 1 ]; then
-  scripts/regenerate.sh
+if [ "$plots" = 1 ] && ! scripts/regenerate.sh; then
+  echo "bench.sh: results written to results/$slug/, but the plots and tables were NOT regenerated" \
+       "(scripts/regenerate.sh failed); run scripts/regenerate.sh on these results where plots/requirements.txt installs" >&2
+  [ ${#failed[@]} -gt 0 ] || exit 4
 fi
 if [ ${#failed[@]} -gt 0 ]; then
   echo "bench.sh: FAILED (a check or a CUDA error): ${failed[*]}" >&2

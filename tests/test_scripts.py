@@ -2,6 +2,7 @@
 
 Run by scripts/test.sh:  python3 -m unittest discover -s tests -p "test_*.py"
 """
+import os
 import re
 import subprocess
 import sys
@@ -108,6 +109,53 @@ class Variants(unittest.TestCase):
 
     def test_variant_names_are_file_and_target_names(self):
         self.assertEqual(sweep.variant_name("TUNE_SPLIT=16;MIN_BLOCKS=2"), "TUNE_SPLIT_16_MIN_BLOCKS_2")
+
+
+class BenchWithoutPlotPackages(unittest.TestCase):
+    """bench.sh on a GPU machine where the plot tool's packages cannot be installed: the results
+    stay, one line says the plots were not regenerated, and exit code 4 tells that apart from a
+    failed measurement (1). The GPU, CMake and the steps are stand-ins; pip has no index."""
+
+    def run_bench(self, step_exit):
+        with tempfile.TemporaryDirectory() as tmp:
+            repo, fake = Path(tmp, "repo"), Path(tmp, "bin")
+            for path in ("scripts/bench.sh", "scripts/lib.sh", "scripts/regenerate.sh", "scripts/ensure_deps.sh",
+                         "tests/shapes.txt", "plots/requirements.txt"):
+                (repo / path).parent.mkdir(parents=True, exist_ok=True)
+                (repo / path).write_bytes((project.ROOT / path).read_bytes())
+                (repo / path).chmod(0o755)
+            (repo / "steps" / "01_initial").mkdir(parents=True)
+            fake.mkdir()
+            scripts = {fake / "nvidia-smi": "echo 'NVIDIA Stand-In GPU'",
+                       fake / "cmake": "exit 0",
+                       repo / "build" / "bin" / "01_initial": 'echo "step,gflops" > "$4"; echo "01_initial,1" >> "$4"; '
+                                                              "exit %d" % step_exit,
+                       repo / "build" / "bin" / "control_cublas_tf32": "exit 1"}
+            for path, body in scripts.items():
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text("#!/bin/sh\n" + body + "\n")
+                path.chmod(0o755)
+            env = dict(os.environ, PATH="%s:%s" % (fake, os.environ["PATH"]), PIP_NO_INDEX="1",
+                       PIP_CONFIG_FILE=os.devnull)
+            r = subprocess.run(["bash", str(repo / "scripts" / "bench.sh")], env=env, capture_output=True, text=True)
+            results = repo / "results" / "nvidia-stand-in-gpu" / "01_initial.csv"
+            return r, results.is_file()
+
+    def test_results_kept_and_exit_4_when_plots_cannot_be_made(self):
+        r, kept = self.run_bench(step_exit=0)
+        self.assertEqual(r.returncode, 4, r.stderr)
+        self.assertTrue(kept)
+        last = r.stderr.strip().splitlines()[-1]
+        self.assertRegex(last, r"^bench\.sh: results written to results/nvidia-stand-in-gpu/, but the plots and tables "
+                               r"were NOT regenerated .*run scripts/regenerate\.sh")
+        self.assertNotIn("Traceback", r.stderr)
+
+    def test_a_failed_measurement_is_still_exit_1(self):
+        r, kept = self.run_bench(step_exit=1)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertTrue(kept)
+        self.assertIn("plots and tables were NOT regenerated", r.stderr)
+        self.assertRegex(r.stderr.strip().splitlines()[-1], r"^bench\.sh: FAILED .*01_initial")
 
 
 if __name__ == "__main__":
