@@ -261,7 +261,7 @@ LoadedMatrices load_matrices(const Options& o, const std::function<void()>& befo
   const auto a = open("--load-a", o.load_a);
   const auto b = open("--load-b", o.load_b);
   const auto c = o.load_c.empty() ? nullptr : open("--load-c", o.load_c);
-  const std::string pa = printable(o.load_a, 200), pb = printable(o.load_b, 200);
+  const std::string pa = printable(o.load_a, 100), pb = printable(o.load_b, 100);  // two in a message
   if (a->cols() != b->rows())
     throw UsageError("--load-a " + pa + " is " + size(*a) + " but --load-b " + pb + " is " + size(*b) +
                      ": A's columns (K) and B's rows must match");
