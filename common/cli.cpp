@@ -1,5 +1,6 @@
 #include "cli.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <charconv>
@@ -30,8 +31,8 @@ int parse_int(const std::string& text, const std::string& what, int min, int max
     throw UsageError(what + " must be an integer, got '" + printable(text) + "'");
   if (ec == std::errc::result_out_of_range || v > std::numeric_limits<int>::max())
     throw UsageError(what + " is too large: '" + printable(text) + "'");
-  if (v < min) throw UsageError(what + " must be at least " + std::to_string(min) + ", got " + text);
-  if (v > max) throw UsageError(what + " must be at most " + std::to_string(max) + ", got " + text);
+  if (v < min) throw UsageError(what + " must be at least " + std::to_string(min) + ", got " + printable(text));
+  if (v > max) throw UsageError(what + " must be at most " + std::to_string(max) + ", got " + printable(text));
   return static_cast<int>(v);
 }
 
@@ -81,7 +82,7 @@ int parse_dim(const std::string& text, const std::string& what) {
   const int v = parse_int(text, what, 1);
   if (v > kMaxDim)
     throw UsageError(what + " must be at most " + std::to_string(kMaxDim) + " (grids put up to " + what +
-                     " / 16 blocks on grid.y, which holds 65535), got " + text);
+                     " / 16 blocks on grid.y, which holds 65535), got " + printable(text));
   return v;
 }
 
@@ -265,8 +266,14 @@ Options parse_args(int argc, const char* const* argv) {
       o.csv_path = file_name();
     } else if (arg == "--variant") {  // may be empty: the label of the default tunables
       o.variant = v;
-      if (o.variant.find_first_of(",\"\n") != std::string::npos)
-        throw UsageError("variant label must not contain commas, quotes or newlines");
+      // A CSV field: no separator, no quote, and no control character (a carriage return
+      // or a tab would reach the results file).
+      if (std::any_of(v.begin(), v.end(), [](char ch) {
+            const auto c = static_cast<unsigned char>(ch);
+            return c == ',' || c == '"' || c < 0x20 || c == 0x7f;
+          }))
+        throw UsageError("--variant label must not contain commas, quotes or control characters, got '" +
+                         printable(v) + "'");
     } else if (arg == "--load-a") {
       o.load_a = file_name();
     } else if (arg == "--load-b") {

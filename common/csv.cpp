@@ -39,7 +39,7 @@ std::string num_or_empty(double v) { return v != v ? std::string() : num(v); }
 
 std::string csv_header() {
   std::string h;
-  for (std::size_t i = 0; i < kNumColumns; ++i) h += (i ? "," : "") + std::string(kColumns[i]);
+  for (std::size_t i = 0; i < kNumColumns; ++i) h.append(i ? "," : "").append(kColumns[i]);
   return h;
 }
 

@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <stdexcept>
@@ -19,34 +20,108 @@ namespace {
 
 bool same_file(const struct stat& a, const struct stat& b) { return a.st_dev == b.st_dev && a.st_ino == b.st_ino; }
 
-// Is `fd` this process's stdout or stderr (e.g. opened as /dev/stdout)? That is a stream
-// even when the shell redirected it to a regular file.
-bool is_std_stream(const struct stat& st) {
-  for (const int std_fd : {1, 2}) {
+// Where a path leads: the file, if it exists (device and inode, however the path is spelled:
+// symlinks, "..", "./"); else the file it would create, named by its directory's canonical
+// path. `known` is false when neither can be told (the directory is missing: opening the
+// path fails with its own message).
+struct Identity {
+  bool exists = false, known = false;
+  struct stat st {};
+  std::string would_create;
+};
+
+Identity identify(const std::string& path) {
+  Identity id;
+  if (::stat(path.c_str(), &id.st) == 0) {
+    id.exists = id.known = true;
+    return id;
+  }
+  const std::size_t slash = path.find_last_of('/');
+  const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  const std::unique_ptr<char, decltype(&std::free)> real(::realpath(dir.c_str(), nullptr), &std::free);
+  if (!real) return id;
+  id.known = true;
+  id.would_create = std::string(real.get()) + "/" + path.substr(slash == std::string::npos ? 0 : slash + 1);
+  return id;
+}
+
+bool same_identity(const Identity& a, const Identity& b) {
+  if (!a.known || !b.known || a.exists != b.exists) return false;
+  return a.exists ? same_file(a.st, b.st) : a.would_create == b.would_create;
+}
+
+// Sets a descriptor opened with O_NONBLOCK (so that opening a FIFO could not wait) back to
+// blocking reads and writes.
+bool make_blocking(int fd) {
+  const int flags = ::fcntl(fd, F_GETFL);
+  return flags >= 0 && ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == 0;
+}
+
+}  // namespace
+
+bool is_std_stream(const struct stat& st, std::initializer_list<int> std_fds) {
+  for (const int std_fd : std_fds) {
     struct stat s {};
     if (::fstat(std_fd, &s) == 0 && same_file(s, st)) return true;
   }
   return false;
 }
 
-}  // namespace
+void check_distinct_files(const Options& o) {
+  struct Named {
+    const char* option;
+    const std::string* path;
+  };
+  const Named inputs[] = {{"--load-a", &o.load_a}, {"--load-b", &o.load_b}, {"--load-c", &o.load_c}};
+  const Named outputs[] = {{"--csv", &o.csv_path}, {"--save-c", &o.save_c}};
+  auto say = [](const Named& f) { return std::string(f.option) + " " + printable(*f.path, 100); };
+  for (std::size_t i = 0; i < 2; ++i) {
+    const Named& out = outputs[i];
+    if (out.path->empty()) continue;
+    const Identity id = identify(*out.path);
+    for (const Named& in : inputs)
+      if (!in.path->empty() && same_identity(id, identify(*in.path)))
+        throw UsageError(say(out) + " is the same file as " + say(in) + "; an output must not overwrite an input");
+    if (i == 0 && !outputs[1].path->empty() && same_identity(id, identify(*outputs[1].path)))
+      throw UsageError(say(out) + " and " + say(outputs[1]) + " are the same file; name two files");
+  }
+}
 
 OutputFile::OutputFile(std::string option, std::string path, Mode mode)
     : option_(std::move(option)), path_(std::move(path)) {
-  const int flags = O_WRONLY | O_CLOEXEC | (mode == Mode::Append ? O_APPEND : 0);
+  // O_NONBLOCK: opening a FIFO that nobody reads fails at once (ENXIO) instead of waiting.
+  const int flags = O_WRONLY | O_CLOEXEC | O_NONBLOCK | (mode == Mode::Append ? O_APPEND : 0);
   fd_ = ::open(path_.c_str(), flags);
   if (fd_ < 0 && errno == ENOENT) {
     fd_ = ::open(path_.c_str(), flags | O_CREAT | O_EXCL, 0666);
     created_ = fd_ >= 0;
   }
-  if (fd_ < 0) throw UsageError(where() + ": cannot open for writing: " + std::strerror(errno));
+  const int open_error = errno;
   struct stat st {};
-  if (::fstat(fd_, &st) != 0) {
+  // Not opened: a FIFO nobody reads gets the message below, anything else open's error.
+  if (fd_ >= 0 ? ::fstat(fd_, &st) != 0 : (::stat(path_.c_str(), &st) != 0 || !S_ISFIFO(st.st_mode))) {
+    const int err = fd_ >= 0 ? errno : open_error;
+    release();
+    throw UsageError(where() + ": cannot open for writing: " + std::strerror(err));
+  }
+  // A regular file or a character device (/dev/null, a terminal); a pipe only as this
+  // process's own stdout or stderr (/dev/stdout in a pipeline), which is open already.
+  if ((S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)) && !is_std_stream(st, {1, 2})) {
+    release();
+    throw UsageError(where() + ": is a pipe (FIFO), which can block; name a regular file, or /dev/stdout for "
+                               "this program's own output");
+  }
+  if (S_ISBLK(st.st_mode)) {
+    release();
+    throw UsageError(where() + ": is a block device; name a regular file");
+  }
+  if (fd_ < 0) throw UsageError(where() + ": cannot open for writing: " + std::strerror(open_error));
+  if (!make_blocking(fd_)) {  // writes to a pipe wait for room again
     const int err = errno;
     release();
-    throw UsageError(where() + ": cannot stat: " + std::strerror(err));
+    throw UsageError(where() + ": cannot open for writing: " + std::strerror(err));
   }
-  regular_ = S_ISREG(st.st_mode) && !is_std_stream(st);
+  regular_ = S_ISREG(st.st_mode) && !is_std_stream(st, {1, 2});
   size_at_open_ = regular_ ? std::uint64_t(st.st_size) : 0;
 }
 
@@ -173,7 +248,8 @@ void NpyOutput::write(const float* data, int rows, int cols, int ld) {
   file_.close();
 }
 
-LoadedMatrices load_matrices(const Options& o) {
+LoadedMatrices load_matrices(const Options& o, const std::function<void()>& before_large_read) {
+  check_distinct_files(o);  // before any data is read
   auto open = [](const char* option, const std::string& path) {
     try {
       return std::make_unique<NpyFile>(path);
@@ -185,7 +261,7 @@ LoadedMatrices load_matrices(const Options& o) {
   const auto a = open("--load-a", o.load_a);
   const auto b = open("--load-b", o.load_b);
   const auto c = o.load_c.empty() ? nullptr : open("--load-c", o.load_c);
-  const std::string pa = printable(o.load_a, 200), pb = printable(o.load_b, 200);
+  const std::string pa = printable(o.load_a, 100), pb = printable(o.load_b, 100);  // two in a message
   if (a->cols() != b->rows())
     throw UsageError("--load-a " + pa + " is " + size(*a) + " but --load-b " + pb + " is " + size(*b) +
                      ": A's columns (K) and B's rows must match");
@@ -200,6 +276,10 @@ LoadedMatrices load_matrices(const Options& o) {
   if (c && (c->rows() != in.shape.m || c->cols() != in.shape.n))
     throw UsageError("--load-c " + printable(o.load_c, 200) + " is " + size(*c) + " but A * B is " +
                      std::to_string(in.shape.m) + " x " + std::to_string(in.shape.n));
+  std::uint64_t large = 0;  // bytes of the regular files' data, all checked against their shapes
+  for (const NpyFile* f : {a.get(), b.get(), c.get()})
+    if (f && f->is_regular()) large += std::uint64_t(f->rows()) * std::uint64_t(f->cols()) * sizeof(float);
+  if (large > kLargeInputBytes && before_large_read) before_large_read();
   auto read = [](const char* option, NpyFile& f) {
     try {
       Matrix m = f.read();
@@ -216,21 +296,9 @@ LoadedMatrices load_matrices(const Options& o) {
 }
 
 Outputs open_outputs(const Options& o, const Shape& last) {
+  check_distinct_files(o);  // before anything is created or written
   Outputs out;
-  if (!o.csv_path.empty()) {
-    // A CSV appended to an input file would corrupt it.
-    struct stat csv {};
-    const std::pair<const char*, const std::string*> others[] = {
-        {"--load-a", &o.load_a}, {"--load-b", &o.load_b}, {"--load-c", &o.load_c}, {"--save-c", &o.save_c}};
-    if (::stat(o.csv_path.c_str(), &csv) == 0 && S_ISREG(csv.st_mode))
-      for (const auto& [option, path] : others) {
-        struct stat other {};
-        if (!path->empty() && ::stat(path->c_str(), &other) == 0 && same_file(csv, other))
-          throw UsageError("--csv " + printable(o.csv_path, 200) + " is the same file as " + option + " " +
-                           printable(*path, 200));
-      }
-    out.csv = CsvOutput(o.csv_path);
-  }
+  if (!o.csv_path.empty()) out.csv = CsvOutput(o.csv_path);
   if (!o.save_c.empty()) out.save_c = NpyOutput(o.save_c, last.m, last.n);
   return out;
 }

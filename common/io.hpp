@@ -3,7 +3,11 @@
 // are opened, so a bad file or path costs no CUDA start-up and loses no result at the end.
 // Every write is checked: a write error is never a success.
 #pragma once
+#include <sys/stat.h>
+
 #include <cstdint>
+#include <functional>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -12,6 +16,21 @@
 #include "csv.hpp"
 
 namespace sgemm {
+
+// Inputs and outputs are regular files or character devices (/dev/null, /dev/zero, a
+// terminal for an output). A pipe (FIFO) is refused, because opening one can wait for ever
+// for its other end, unless it is one of this process's own standard streams, which are open
+// already: /dev/stdin as an input, /dev/stdout or /dev/stderr as an output.
+//
+// Is the file `st` describes one of this process's standard streams `std_fds` (0 stdin, 1
+// stdout, 2 stderr)? /dev/stdout names one, and so does any other path to the same file.
+bool is_std_stream(const struct stat& st, std::initializer_list<int> std_fds);
+
+// No output may be an input or the other output: --csv and --save-c are compared with
+// --load-a/-b/-c and with each other as files, however the paths are spelled (symlinks,
+// "..", "./", hard links), and, for a file that does not exist yet, as the file each would
+// create (its directory's canonical path and its name). Throws UsageError naming both.
+void check_distinct_files(const Options& o);
 
 // A file opened for writing. It is created if missing but never truncated when opened, so
 // a file that exists keeps its contents until the new ones are written; a file this object
@@ -22,7 +41,8 @@ class OutputFile {
   enum class Mode { Append, Replace };
   OutputFile() = default;
   // `option` ("--csv") names the file in messages. Throws UsageError when the path cannot
-  // be opened for writing: a missing directory, no permission, a directory.
+  // be opened for writing: a missing directory, no permission, a directory, a pipe (FIFO)
+  // other than this process's stdout or stderr, a block device.
   OutputFile(std::string option, std::string path, Mode mode);
   ~OutputFile();
   OutputFile(OutputFile&& other) noexcept;
@@ -92,15 +112,24 @@ class NpyOutput {
 // The matrices of --load-a, --load-b and --load-c (C empty without --load-c), read and
 // judged: every header is read and the shapes checked against each other and the harness's
 // limits before any data is read; then the data, which must be finite. Throws UsageError
-// "--load-a a.npy: <what is wrong>".
+// "--load-a a.npy: <what is wrong>", or naming an output that is one of the inputs
+// (check_distinct_files), before reading any data.
+//
+// Reading gigabytes is the one cost of judging inputs before the GPU: a valid 20000 x 20000
+// pair (3.2 GB) would be read whole before a machine without a GPU is found out. So when the
+// regular files' data comes to more than kLargeInputBytes, `before_large_read` (if given) is
+// called once, after every header and shape has been judged and before any data is read: the
+// harness looks for the GPU there (no GPU: exit 3, the data never read). Smaller inputs are
+// read first, so that a bad file is refused (exit 2) on any machine, without CUDA.
 struct LoadedMatrices {
   Shape shape{};
   std::vector<float> A, B, C;
 };
-LoadedMatrices load_matrices(const Options& o);
+inline constexpr std::uint64_t kLargeInputBytes = std::uint64_t(256) << 20;  // an 8192 x 8192 float32 matrix
+LoadedMatrices load_matrices(const Options& o, const std::function<void()>& before_large_read = {});
 
-// The outputs of a run, opened before the GPU is touched. `last` is the shape whose C
-// --save-c writes.
+// The outputs of a run, opened before the GPU is touched, after check_distinct_files. `last`
+// is the shape whose C --save-c writes.
 struct Outputs {
   CsvOutput csv;
   NpyOutput save_c;

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <bit>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -114,8 +115,9 @@ class HeaderParser {
     ++pos_;
     return true;
   }
+  // Python's blanks between tokens: space, tab, form feed and line ends (not vertical tab).
   void blanks() {
-    while (!at_end() && (t_[pos_] == ' ' || t_[pos_] == '\t' || t_[pos_] == '\n' || t_[pos_] == '\r')) ++pos_;
+    while (!at_end() && std::strchr(" \t\f\n\r", t_[pos_]) != nullptr && t_[pos_] != '\0') ++pos_;
   }
   // What stands at the cursor, for messages.
   std::string token() const {
@@ -152,16 +154,25 @@ class HeaderParser {
       if (eat(')')) return;
       Dim d;
       const std::size_t start = pos_;
-      if (peek() == '-' || peek() == '+') d.negative = t_[pos_++] == '-';
+      if (peek() == '-' || peek() == '+') {
+        d.negative = t_[pos_++] == '-';
+        blanks();  // Python reads "- 2" as -2
+      }
       if (!std::isdigit(static_cast<unsigned char>(peek()))) {
         pos_ = start;
         fail(path_, "'shape' must be a tuple of integers such as (3, 4), found " + token());
       }
+      const std::size_t digits = pos_;
       while (std::isdigit(static_cast<unsigned char>(peek()))) {
-        d.value = std::min(kHuge, d.value * 10 + std::uint64_t(t_[pos_] - '0'));
+        const std::uint64_t digit = std::uint64_t(t_[pos_] - '0');
+        d.value = d.value > (kHuge - digit) / 10 ? kHuge : d.value * 10 + digit;  // never wraps
         ++pos_;
       }
       d.text = t_.substr(start, pos_ - start);
+      // Python (so np.load) reads no decimal integer with a leading zero but 0, 00, ...
+      if (t_[digits] == '0' && d.value != 0)
+        fail(path_, "'shape' has the integer " + printable(d.text, 24) +
+                        " with a leading zero, which np.load does not read; write it without the zero");
       if (++rank_ <= 4) dims_.push_back(std::move(d));
       blanks();
       if (eat(',')) continue;
@@ -181,6 +192,17 @@ class HeaderParser {
   std::size_t rank_ = 0;
 };
 
+// The spellings of 'descr' that np.load reads as little-endian float32 on a little-endian
+// machine (numpy 1.24 and 2.1 agree): '<', '=' (native), '|' (no order) or no prefix, then
+// 'f4' or 'f'; and the names 'float32' and 'single'.
+bool is_float32(const std::string& descr) {
+  static_assert(std::endian::native == std::endian::little, "the data is read as this machine's floats");
+  if (descr == "float32" || descr == "single") return true;
+  std::string_view code = descr;
+  if (!code.empty() && (code[0] == '<' || code[0] == '=' || code[0] == '|')) code.remove_prefix(1);
+  return code == "f4" || code == "f";
+}
+
 std::string dtype_hint(const std::string& descr) {
   if (descr == ">f4") return " (big-endian float32; convert with a.astype('<f4'))";
   if (descr == "<f8" || descr == ">f8") return " (float64; convert with a.astype(np.float32))";
@@ -191,11 +213,19 @@ std::string dtype_hint(const std::string& descr) {
 }  // namespace
 
 NpyFile::NpyFile(const std::string& path) : path_(path) {
-  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO never waits for a writer (it is refused below).
+  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd_ < 0) fail(path, std::string("cannot open: ") + std::strerror(errno));
   struct stat st {};
   if (::fstat(fd_, &st) != 0) fail(path, std::string("cannot stat: ") + std::strerror(errno));
   if (S_ISDIR(st.st_mode)) fail(path, "is a directory, not a .npy file");
+  if ((S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)) && !is_std_stream(st, {0}))  // io.hpp: the rule
+    fail(path, "is a pipe (FIFO), which can block; name a regular file, or pipe the data in as /dev/stdin");
+  if (S_ISBLK(st.st_mode)) fail(path, "is a block device, not a .npy file");
+  if (::isatty(fd_)) fail(path, "is a terminal, not a .npy file");
+  const int flags = ::fcntl(fd_, F_GETFL);
+  if (flags < 0 || ::fcntl(fd_, F_SETFL, flags & ~O_NONBLOCK) != 0)  // reads of a pipe wait for data again
+    fail(path, std::string("cannot read: ") + std::strerror(errno));
   regular_ = S_ISREG(st.st_mode);
   const std::uint64_t file_size = regular_ ? std::uint64_t(st.st_size) : 0;
 
@@ -226,7 +256,7 @@ NpyFile::NpyFile(const std::string& path) : path_(path) {
 
   HeaderParser h(header, path);
   h.parse();
-  if (h.descr() != "<f4")
+  if (!is_float32(h.descr()))
     fail(path, "dtype must be little-endian float32 ('<f4'), found '" + printable(h.descr(), 24) + "'" +
                    dtype_hint(h.descr()));
   if (h.fortran()) fail(path, "is in Fortran order; save it with np.ascontiguousarray(a)");

@@ -7,6 +7,14 @@
 // recursion, so no header can exhaust the stack), and the shape is checked against the
 // file's size before a byte of data is allocated. Every failure is a std::runtime_error
 // "<path>: <what is wrong>" on one line.
+//
+// It reads what np.load reads as a 2-D C-order float32 array, in the spellings numpy writes
+// and the variations a hand-made header has: any 'descr' numpy reads as little-endian
+// float32 ('<f4', 'f4', '=f4', '|f4', 'f', 'float32', ...), blanks, tabs and line ends
+// between tokens, a trailing comma, either quote. Shapes are refused where numpy refuses them
+// (an integer with a leading zero, one past 64 bits: never wrapped round). Python syntax that
+// numpy never writes (comments, escapes, hexadecimal or parenthesised numbers, a key given
+// twice) is refused with a message, though np.load would read some of it.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -37,6 +45,9 @@ class NpyFile {
   NpyFile& operator=(const NpyFile&) = delete;
   int rows() const { return rows_; }
   int cols() const { return cols_; }
+  // A regular file, whose size was checked against the shape; else a pipe (standard input)
+  // or a character device, whose data is only known once it is read.
+  bool is_regular() const { return regular_; }
   const std::string& path() const { return path_; }
   // The data; throws if the file holds fewer or more bytes than the shape needs.
   Matrix read();

@@ -295,7 +295,7 @@ HostInputs make_inputs(const Options& o, const Shape& s) {
 
 // Reads and judges the .npy inputs on the host (io.hpp): a bad file is a usage error.
 HostInputs load_inputs(const Options& o) {
-  LoadedMatrices m = load_matrices(o);
+  LoadedMatrices m = load_matrices(o, [&] { select_device(o.device); });  // no GPU: exit 3 before gigabytes are read
   HostInputs in;
   in.shape = m.shape;
   in.A = std::move(m.A);

@@ -12,6 +12,10 @@
 #
 #   scripts/bench.sh [--build DIR] [--sizes LIST] [--steps "01_initial 12_double_buffer"] [--no-plots]
 #                    [--tuning NAME] [--sms N]
+# Exit codes: 0 done (steps that cannot run on this GPU listed as skipped); 1 a step failed
+# its check or a CUDA error (its other rows are still written); 2 a bad option; 3 no GPU; 4 the
+# results are written but the plots and tables were not regenerated (scripts/regenerate.sh
+# failed, e.g. its packages cannot be installed here).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
@@ -81,8 +85,10 @@ echo "bench.sh: results in $out/"
 if [ ${#skipped[@]} -gt 0 ]; then
   echo "bench.sh: skipped, as they cannot run on this GPU (each said why above): ${skipped[*]}"
 fi
-if [ "$plots" = 1 ]; then
-  scripts/regenerate.sh
+if [ "$plots" = 1 ] && ! scripts/regenerate.sh; then
+  echo "bench.sh: results written to $out/, but the plots and tables were NOT regenerated" \
+       "(scripts/regenerate.sh failed); run scripts/regenerate.sh on these results where plots/requirements.txt installs" >&2
+  [ ${#failed[@]} -gt 0 ] || exit 4
 fi
 if [ ${#failed[@]} -gt 0 ]; then
   echo "bench.sh: FAILED (a check or a CUDA error): ${failed[*]}" >&2

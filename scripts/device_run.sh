@@ -35,7 +35,8 @@ for phase in "$@"; do
         mkdir -p /tmp/catch2 && dpkg -x .deps/catch2_*.deb /tmp/catch2 && prefix=/tmp/catch2/usr
       fi
       # The architectures are CMake's default (the GPU present); CUDAARCHS=... overrides it.
-      cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DSGEMM_CLASS_BUILDS=OFF -DSGEMM_SUITE_SMS= \
+      # SGEMM_PTXAS_VERBOSE: the build log carries every kernel's registers and spills.
+      cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DSGEMM_PTXAS_VERBOSE=ON -DSGEMM_CLASS_BUILDS=OFF -DSGEMM_SUITE_SMS= \
             ${prefix:+-DCMAKE_PREFIX_PATH=$prefix} > "$logs/configure.log" 2>&1 || status=1
       cmake --build "$build" -j "$(nproc)" > "$logs/build.log" 2>&1 || status=1
       grep -E "error|registers|spill" "$logs/build.log" | tail -n 40 >> "$out/summary.txt"

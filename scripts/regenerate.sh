@@ -7,6 +7,8 @@
 #   scripts/regenerate.sh --check    write nothing; exit 1 if any generated file is stale
 #
 # Any arguments are passed on to the plot tool, `python -m plots` (see its --help).
+# Exit code 4: the pinned packages cannot be installed here (no package index, no venv
+# module); one line says so, pip's messages are in .venv-plots/install.log.
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -31,8 +33,14 @@ EOF
 
 if ! venv_matches_pins; then
   echo "regenerate.sh: installing plots/requirements.txt into .venv-plots" >&2
-  "${PYTHON:-python3}" -m venv "$venv"
-  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$requirements"
+  mkdir -p "$venv"
+  log="$venv/install.log"
+  if ! { "${PYTHON:-python3}" -m venv "$venv" &&
+         "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$requirements"; } > "$log" 2>&1; then
+    echo "regenerate.sh: cannot install plots/requirements.txt here ($(grep -v '^\s*$' "$log" | tail -n 1 | cut -c1-120));" \
+         "pip's messages: .venv-plots/install.log" >&2
+    exit 4
+  fi
 fi
 
 cd "$repo"

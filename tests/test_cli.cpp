@@ -226,3 +226,29 @@ TEST_CASE("Options: sms, requirements and expect-path") {
   CHECK_THROWS_AS(parse({"--check", "--expect-path", "split K"}), UsageError);
   CHECK_THROWS_AS(parse({"--check", "--expect-path", ""}), UsageError);
 }
+
+TEST_CASE("messages echo at most about 200 characters of what was typed") {
+  // 100,000 zeros, then 10001: a valid integer past the cap, once echoed whole (100 KB).
+  const std::string reps = std::string(100000, '0') + "10001";
+  const std::string e = error_of({"--reps", reps});
+  CHECK(contains(e, "reps must be at most 10000, got 000"));
+  CHECK(contains(e, "..."));
+  CHECK(e.size() < 200);
+  CHECK(error_of({"--warmup", "-" + std::string(100000, '0') + "1"}).size() < 200);
+  CHECK(error_of({"--size", std::string(100000, '0') + "1000001"}).size() < 200);
+  CHECK(error_of({"--size", std::string(100000, '0') + "0"}).size() < 200);
+  CHECK(error_of({"--sizes", "4x" + std::string(100000, '0') + "1000001x4"}).size() < 200);
+  CHECK(error_of({"--alpha", std::string(100000, '1')}).size() < 200);
+  CHECK(error_of({"--" + std::string(100000, 'x')}).size() < 200);
+}
+
+TEST_CASE("a variant label is one CSV field: no separators, quotes or control characters") {
+  CHECK(parse({"--csv", "r.csv", "--variant", "TUNE_SPLIT=16;MIN_BLOCKS=2"}).variant == "TUNE_SPLIT=16;MIN_BLOCKS=2");
+  CHECK(parse({"--csv", "r.csv", "--variant", "caf\xc3\xa9"}).variant == "caf\xc3\xa9");  // UTF-8 is text
+  for (const std::string& bad : std::vector<std::string>{"a,b", "a\"b", "a\nb", "a\rb", "a\tb", "a\x1b[31mb", "a\x7f"}) {
+    INFO(printable(bad));
+    const std::string e = error_of({"--csv", "r.csv", "--variant", bad});
+    CHECK(contains(e, "--variant label must not contain commas, quotes or control characters, got '"));
+    CHECK_FALSE(contains(e, "\r"));
+  }
+}

@@ -207,3 +207,39 @@ TEST_CASE("npy writing reports a full disk") {
   CHECK_THROWS(write_npy("/dev/full", x, 2, 2, 2));
   CHECK_THROWS(write_npy(std::string(SGEMM_TEST_TMP) + "/no/such/dir/c.npy", x, 2, 2, 2));
 }
+
+TEST_CASE("npy shapes past 64 bits are too large, never wrapped round (numpy refuses them too)") {
+  // 2^64 + 2 once wrapped to 2, so this file with 6 floats was read as a 2 x 3 matrix.
+  CHECK(contains(error_of_bytes("wrap_2.npy", npy_header(dict("(18446744073709551618, 3)")) + floats(6)),
+                 "shape (18446744073709551618, 3) is too large"));
+  CHECK(contains(error_of_bytes("wrap_1.npy", npy_header(dict("(18446744073709551617, 18446744073709551617)")) + floats(1)),
+                 "is too large: a matrix must have fewer than 2^31 elements"));
+  // 2^64 wrapped to 0: refused, but as "empty", the wrong reason.
+  const std::string e = error_of_bytes("wrap_0.npy", npy_header(dict("(18446744073709551616, 18446744073709551616)")));
+  CHECK(contains(e, "is too large"));
+  CHECK_FALSE(contains(e, "empty"));
+}
+
+TEST_CASE("npy dtype: every spelling np.load reads as little-endian float32, nothing else") {
+  for (const char* descr : {"'<f4'", "'f4'", "'=f4'", "'|f4'", "'<f'", "'f'", "'=f'", "'|f'", "'float32'", "'single'"}) {
+    INFO(descr);
+    CHECK(error_of_bytes("dtype_ok.npy", npy_header(dict("(2, 3)", "False", descr)) + floats(6)).empty());
+  }
+  CHECK(contains(error_of_bytes("c8.npy", npy_header(dict("(2, 3)", "False", "'<c8'")) + floats(12)), "found '<c8'"));
+  CHECK(contains(error_of_bytes("bang.npy", npy_header(dict("(2, 3)", "False", "'!f4'")) + floats(6)), "found '!f4'"));
+  CHECK(contains(error_of_bytes("float.npy", npy_header(dict("(2, 3)", "False", "'float'")) + floats(12)), "found 'float'"));
+  CHECK(contains(error_of_bytes("blank_f4.npy", npy_header(dict("(2, 3)", "False", "'<f4 '")) + floats(6)), "found '<f4 '"));
+}
+
+TEST_CASE("npy shape spellings: blanks, tabs and trailing commas as Python reads them; no leading zeros") {
+  for (const char* shape : {"( 2, 3 )", "(2,\t3)", "(\t2,3\t)", "(2, 3,)", "(2,3 , )", "(2,\f3)", "(2,\r\n3)", "(+ 2, 3)"}) {
+    INFO(shape);
+    CHECK(error_of_bytes("shape_ok.npy", npy_header(dict(shape)) + floats(6)).empty());
+  }
+  CHECK(contains(error_of_bytes("lead0.npy", npy_header(dict("(02, 3)")) + floats(6)),
+                 "'shape' has the integer 02 with a leading zero, which np.load does not read"));
+  CHECK(contains(error_of_bytes("lead0_b.npy", npy_header(dict("(2, 03)")) + floats(6)), "03 with a leading zero"));
+  CHECK(contains(error_of_bytes("zeros.npy", npy_header(dict("(00, 3)"))), "shape (00, 3) is empty"));
+  CHECK(contains(error_of_bytes("vtab.npy", npy_header(dict("(2,\v3)")) + floats(6)), "'shape' must be a tuple of integers"));
+  CHECK(contains(error_of_bytes("two_commas.npy", npy_header(dict("(2, 3,,)")) + floats(6)), "'shape' must be a tuple of integers"));
+}

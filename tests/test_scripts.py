@@ -2,6 +2,7 @@
 
 Run by scripts/test.sh:  python3 -m unittest discover -s tests -p "test_*.py"
 """
+import os
 import re
 import subprocess
 import sys
@@ -74,18 +75,30 @@ class Facts(unittest.TestCase):
 
 
 class BuildAlone(unittest.TestCase):
-    LINE = re.compile(r"^// Build alone: nvcc (.*)$", re.M)
+    # The binary goes to build-alone/, which .gitignore's /build*/ covers.
+    LINE = re.compile(r"^// Build alone: mkdir -p build-alone && nvcc (.*)$", re.M)
 
     def test_every_step_shows_the_nvcc_line_that_builds_it_alone(self):
         for step in project.steps():
             with self.subTest(step=step):
                 lines = self.LINE.findall(project.step_source(step).read_text())
-                self.assertEqual(len(lines), 1, "one '// Build alone: nvcc ...' line in the header")
+                self.assertEqual(len(lines), 1, "one '// Build alone: mkdir -p build-alone && nvcc ...' line in the header")
                 words = lines[0].split()
-                source = str(project.step_source(step).relative_to(project.ROOT))
-                self.assertIn(source, words)
+                source = project.step_source(step)
+                self.assertIn(str(source.relative_to(project.ROOT)), words)
                 for word in ("-std=c++20", "-Icommon", "common/*.cpp", "common/*.cu", "-lcublas"):
                     self.assertIn(word, words)
+                self.assertEqual(words[-2:], ["-o", "build-alone/" + source.stem])
+                # A named architecture, so the line builds on a machine without a GPU too
+                # (-arch=native falls back to nvcc's default there, which has no cp.async).
+                self.assertIn("-gencode=arch=compute_90a,code=sm_90a" if step.startswith("22_") else "-arch=sm_80", words)
+
+    def test_build_alone_output_is_ignored_by_git(self):
+        ignored = subprocess.run(["git", "check-ignore", "-q", "build-alone/initial"], cwd=project.ROOT,
+                                 capture_output=True)
+        if ignored.returncode == 128:  # not a git checkout (an exported tree)
+            self.skipTest("not a git checkout")
+        self.assertEqual(ignored.returncode, 0, ".gitignore must cover build-alone/")
 
 
 class StepDiff(unittest.TestCase):
@@ -125,6 +138,53 @@ class Variants(unittest.TestCase):
 
     def test_variant_names_are_file_and_target_names(self):
         self.assertEqual(sweep.variant_name("TUNE_SPLIT=16;MIN_BLOCKS=2"), "TUNE_SPLIT_16_MIN_BLOCKS_2")
+
+
+class BenchWithoutPlotPackages(unittest.TestCase):
+    """bench.sh on a GPU machine where the plot tool's packages cannot be installed: the results
+    stay, one line says the plots were not regenerated, and exit code 4 tells that apart from a
+    failed measurement (1). The GPU, CMake and the steps are stand-ins; pip has no index."""
+
+    def run_bench(self, step_exit):
+        with tempfile.TemporaryDirectory() as tmp:
+            repo, fake = Path(tmp, "repo"), Path(tmp, "bin")
+            for path in ("scripts/bench.sh", "scripts/lib.sh", "scripts/regenerate.sh", "scripts/ensure_deps.sh",
+                         "tests/shapes.txt", "plots/requirements.txt"):
+                (repo / path).parent.mkdir(parents=True, exist_ok=True)
+                (repo / path).write_bytes((project.ROOT / path).read_bytes())
+                (repo / path).chmod(0o755)
+            (repo / "steps" / "01_initial").mkdir(parents=True)
+            fake.mkdir()
+            scripts = {fake / "nvidia-smi": "echo 'NVIDIA Stand-In GPU'",
+                       fake / "cmake": "exit 0",
+                       repo / "build" / "bin" / "01_initial": 'echo "step,gflops" > "$4"; echo "01_initial,1" >> "$4"; '
+                                                              "exit %d" % step_exit,
+                       repo / "build" / "bin" / "control_cublas_tf32": "exit 1"}
+            for path, body in scripts.items():
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text("#!/bin/sh\n" + body + "\n")
+                path.chmod(0o755)
+            env = dict(os.environ, PATH="%s:%s" % (fake, os.environ["PATH"]), PIP_NO_INDEX="1",
+                       PIP_CONFIG_FILE=os.devnull)
+            r = subprocess.run(["bash", str(repo / "scripts" / "bench.sh")], env=env, capture_output=True, text=True)
+            results = repo / "results" / "nvidia-stand-in-gpu" / "01_initial.csv"
+            return r, results.is_file()
+
+    def test_results_kept_and_exit_4_when_plots_cannot_be_made(self):
+        r, kept = self.run_bench(step_exit=0)
+        self.assertEqual(r.returncode, 4, r.stderr)
+        self.assertTrue(kept)
+        last = r.stderr.strip().splitlines()[-1]
+        self.assertRegex(last, r"^bench\.sh: results written to results/nvidia-stand-in-gpu/, but the plots and tables "
+                               r"were NOT regenerated .*run scripts/regenerate\.sh")
+        self.assertNotIn("Traceback", r.stderr)
+
+    def test_a_failed_measurement_is_still_exit_1(self):
+        r, kept = self.run_bench(step_exit=1)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertTrue(kept)
+        self.assertIn("plots and tables were NOT regenerated", r.stderr)
+        self.assertRegex(r.stderr.strip().splitlines()[-1], r"^bench\.sh: FAILED .*01_initial")
 
 
 if __name__ == "__main__":

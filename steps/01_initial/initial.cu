@@ -5,7 +5,7 @@
 //         read the same element of A (a broadcast). Every operand comes from L1/L2 or DRAM:
 //         two loads per FMA, no reuse in registers or shared memory.
 // Watch:  memory throughput (L1/L2) is the limit, not FMA; GFLOPS far below cuBLAS.
-// Build alone: nvcc -std=c++20 -O3 -arch=native -Icommon common/*.cpp common/*.cu steps/01_initial/initial.cu -lcublas -o initial
+// Build alone: mkdir -p build-alone && nvcc -std=c++20 -O3 -arch=sm_80 -Icommon common/*.cpp common/*.cu steps/01_initial/initial.cu -lcublas -o build-alone/initial
 #include "sgemm.cuh"
 
 __global__ void sgemm_kernel(sgemm::Problem p) {

@@ -6,7 +6,7 @@
 //         threads reuse it, so global/L2 traffic drops by that factor.
 // Watch:  L1/L2 throughput falls, shared-memory loads (LDS) appear in the inner loop, and
 //         the __syncthreads barriers (two per tile) start to cost.
-// Build alone: nvcc -std=c++20 -O3 -arch=native -Icommon common/*.cpp common/*.cu steps/03_shared_memory_tiling/shared_memory_tiling.cu -lcublas -o shared_memory_tiling
+// Build alone: mkdir -p build-alone && nvcc -std=c++20 -O3 -arch=sm_80 -Icommon common/*.cpp common/*.cu steps/03_shared_memory_tiling/shared_memory_tiling.cu -lcublas -o build-alone/shared_memory_tiling
 #include "sgemm.cuh"
 
 constexpr int THREADS_X = SGEMM_KNOB(THREADS_X, 32);   // threads per block along N (columns of C)

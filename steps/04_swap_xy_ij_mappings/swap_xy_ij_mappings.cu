@@ -5,7 +5,7 @@
 //         Which operand they share (a row panel of A, or a column panel of B) decides what
 //         the L2 cache must hold; the better order is found by measuring both.
 // Watch:  L2 hit rate and DRAM traffic (lts__t_sector_hit_rate, dram__bytes_read).
-// Build alone: nvcc -std=c++20 -O3 -arch=native -Icommon common/*.cpp common/*.cu steps/04_swap_xy_ij_mappings/swap_xy_ij_mappings.cu -lcublas -o swap_xy_ij_mappings
+// Build alone: mkdir -p build-alone && nvcc -std=c++20 -O3 -arch=sm_80 -Icommon common/*.cpp common/*.cu steps/04_swap_xy_ij_mappings/swap_xy_ij_mappings.cu -lcublas -o build-alone/swap_xy_ij_mappings
 #include "sgemm.cuh"
 
 constexpr int THREADS_X = SGEMM_KNOB(THREADS_X, 32);   // threads per block along N (columns of C)

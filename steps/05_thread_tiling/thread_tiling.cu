@@ -6,7 +6,7 @@
 //         k step reads TY + TX values and does TY * TX FMAs (8 x 8: 16 loads for 64 FMAs),
 //         and a bigger block tile reuses each global load BM or BN times instead of 32.
 // Watch:  FFMA share of issued instructions; registers per thread (no spills).
-// Build alone: nvcc -std=c++20 -O3 -arch=native -Icommon common/*.cpp common/*.cu steps/05_thread_tiling/thread_tiling.cu -lcublas -o thread_tiling
+// Build alone: mkdir -p build-alone && nvcc -std=c++20 -O3 -arch=sm_80 -Icommon common/*.cpp common/*.cu steps/05_thread_tiling/thread_tiling.cu -lcublas -o build-alone/thread_tiling
 #include "sgemm.cuh"
 
 constexpr int THREADS_X = SGEMM_KNOB(THREADS_X, 16);     // threads per block along N (columns of C)

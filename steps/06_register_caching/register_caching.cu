@@ -5,7 +5,7 @@
 //         sB[k][..] across i; writing the fragments out makes the reuse explicit, so each
 //         shared value is loaded exactly once per k (TY + TX loads for TY * TX FMAs).
 // Watch:  LDS count per FFMA in the SASS; registers per thread (fragments add TY + TX).
-// Build alone: nvcc -std=c++20 -O3 -arch=native -Icommon common/*.cpp common/*.cu steps/06_register_caching/register_caching.cu -lcublas -o register_caching
+// Build alone: mkdir -p build-alone && nvcc -std=c++20 -O3 -arch=sm_80 -Icommon common/*.cpp common/*.cu steps/06_register_caching/register_caching.cu -lcublas -o build-alone/register_caching
 #include "sgemm.cuh"
 
 constexpr int THREADS_X = SGEMM_KNOB(THREADS_X, 16);     // threads per block along N (columns of C)

@@ -10,7 +10,7 @@
 //         can collide in one bank.
 // Watch:  short_scoreboard stalls (waits on shared memory); shared-memory bank conflicts on
 //         the stores (l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st).
-// Build alone: nvcc -std=c++20 -O3 -arch=native -Icommon common/*.cpp common/*.cu steps/07_transpose/transpose.cu -lcublas -o transpose
+// Build alone: mkdir -p build-alone && nvcc -std=c++20 -O3 -arch=sm_80 -Icommon common/*.cpp common/*.cu steps/07_transpose/transpose.cu -lcublas -o build-alone/transpose
 #include "sgemm.cuh"
 
 constexpr int THREADS_X = SGEMM_KNOB(THREADS_X, 32);     // threads per block along N (columns of C)

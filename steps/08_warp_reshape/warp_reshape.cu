@@ -10,7 +10,7 @@
 //         takes one shared-memory wavefront instead of two (no bank conflicts).
 // Watch:  shared-memory wavefronts per LDS and bank conflicts
 //         (l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld, ..._bank_conflicts_...).
-// Build alone: nvcc -std=c++20 -O3 -arch=native -Icommon common/*.cpp common/*.cu steps/08_warp_reshape/warp_reshape.cu -lcublas -o warp_reshape
+// Build alone: mkdir -p build-alone && nvcc -std=c++20 -O3 -arch=sm_80 -Icommon common/*.cpp common/*.cu steps/08_warp_reshape/warp_reshape.cu -lcublas -o build-alone/warp_reshape
 #include "sgemm.cuh"
 
 constexpr int THREADS_X = SGEMM_KNOB(THREADS_X, 16);     // threads per block along N (columns of C)

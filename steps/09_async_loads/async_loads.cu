@@ -8,7 +8,7 @@
 //         whole tile are in flight together. Out-of-range elements are zero-filled by the
 //         copy itself (source size 0).
 // Watch:  LDGSTS in the SASS instead of LDG + STS; stall reasons "long scoreboard" fall.
-// Build alone: nvcc -std=c++20 -O3 -arch=native -Icommon common/*.cpp common/*.cu steps/09_async_loads/async_loads.cu -lcublas -o async_loads
+// Build alone: mkdir -p build-alone && nvcc -std=c++20 -O3 -arch=sm_80 -Icommon common/*.cpp common/*.cu steps/09_async_loads/async_loads.cu -lcublas -o build-alone/async_loads
 #include "sgemm.cuh"
 
 constexpr int THREADS_X = SGEMM_KNOB(THREADS_X, 32);     // threads per block along N (columns of C)

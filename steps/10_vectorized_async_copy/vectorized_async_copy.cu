@@ -10,7 +10,7 @@
 //         A is still copied one float at a time: it is transposed on its way into shared
 //         memory, and a vector copy cannot scatter its four floats into four rows.
 // Watch:  LDGSTS.E.128 in the SASS for B; fewer issued instructions per tile.
-// Build alone: nvcc -std=c++20 -O3 -arch=native -Icommon common/*.cpp common/*.cu steps/10_vectorized_async_copy/vectorized_async_copy.cu -lcublas -o vectorized_async_copy
+// Build alone: mkdir -p build-alone && nvcc -std=c++20 -O3 -arch=sm_80 -Icommon common/*.cpp common/*.cu steps/10_vectorized_async_copy/vectorized_async_copy.cu -lcublas -o build-alone/vectorized_async_copy
 #include "sgemm.cuh"
 
 constexpr int THREADS_X = SGEMM_KNOB(THREADS_X, 16);     // threads per block along N (columns of C)

@@ -8,7 +8,7 @@
 //         TUNE_SPLIT * (THREAD_TILE_Y + THREAD_TILE_X) floats, are held at once.
 // Watch:  the SASS order: the compiler may hoist the math above the second barrier (it
 //         does here; README.md shows it), which undoes the overlap but saves the registers.
-// Build alone: nvcc -std=c++20 -O3 -arch=native -Icommon common/*.cpp common/*.cu steps/11_copy_compute_overlap/copy_compute_overlap.cu -lcublas -o copy_compute_overlap
+// Build alone: mkdir -p build-alone && nvcc -std=c++20 -O3 -arch=sm_80 -Icommon common/*.cpp common/*.cu steps/11_copy_compute_overlap/copy_compute_overlap.cu -lcublas -o build-alone/copy_compute_overlap
 #include "sgemm.cuh"
 
 constexpr int THREADS_X = SGEMM_KNOB(THREADS_X, 16);     // threads per block along N (columns of C)

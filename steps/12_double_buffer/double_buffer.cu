@@ -9,7 +9,7 @@
 //         time again (2 * (TY + TX) registers instead of TUNE_SPLIT * (TY + TX)), and the
 //         register double buffer keeps the next shared-memory loads in flight during FMAs.
 // Watch:  registers per thread; barrier stalls (one per tile); FFMA issue share.
-// Build alone: nvcc -std=c++20 -O3 -arch=native -Icommon common/*.cpp common/*.cu steps/12_double_buffer/double_buffer.cu -lcublas -o double_buffer
+// Build alone: mkdir -p build-alone && nvcc -std=c++20 -O3 -arch=sm_80 -Icommon common/*.cpp common/*.cu steps/12_double_buffer/double_buffer.cu -lcublas -o build-alone/double_buffer
 #include "sgemm.cuh"
 
 constexpr int THREADS_X = SGEMM_KNOB(THREADS_X, 16);     // threads per block along N (columns of C)

@@ -8,7 +8,7 @@
 //         STAGES - 1 tiles in flight a slow copy has STAGES - 1 tiles of math to hide in.
 // Watch:  long_scoreboard and barrier stalls; shared memory per block (STAGES x 32.5 KB at
 //         128 x 128 x 32): three stages still let two blocks share an SM, four do not.
-// Build alone: nvcc -std=c++20 -O3 -arch=native -Icommon common/*.cpp common/*.cu steps/13_multi_stage/multi_stage.cu -lcublas -o multi_stage
+// Build alone: mkdir -p build-alone && nvcc -std=c++20 -O3 -arch=sm_80 -Icommon common/*.cpp common/*.cu steps/13_multi_stage/multi_stage.cu -lcublas -o build-alone/multi_stage
 #include "sgemm.cuh"
 
 constexpr int THREADS_X = SGEMM_KNOB(THREADS_X, 16);     // threads per block along N (columns of C)

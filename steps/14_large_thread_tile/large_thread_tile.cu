@@ -19,7 +19,7 @@
 // Watch:  registers and spills (-Xptxas -v); FFMA share and LDS.128 count in the SASS;
 //         sm__pipe_fma_cycles_active; no_instruction, short_scoreboard and dispatch stalls; waves (512
 //         blocks at 4096^3).
-// Build alone: nvcc -std=c++20 -O3 -arch=native -Icommon common/*.cpp common/*.cu steps/14_large_thread_tile/large_thread_tile.cu -lcublas -o large_thread_tile
+// Build alone: mkdir -p build-alone && nvcc -std=c++20 -O3 -arch=sm_80 -Icommon common/*.cpp common/*.cu steps/14_large_thread_tile/large_thread_tile.cu -lcublas -o build-alone/large_thread_tile
 #include "sgemm.cuh"
 
 constexpr int THREADS_X = SGEMM_KNOB(THREADS_X, 16);     // threads per block along N (columns of C)

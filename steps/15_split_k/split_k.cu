@@ -13,7 +13,7 @@
 //         (OVERLAP_REDUCE): its launch overlaps the split kernel's end.
 // Watch:  the split chosen per shape (choose_splits); the reduction kernel's time next to
 //         the GEMM's; the same bits on every run (no float atomics: a fixed summation order).
-// Build alone: nvcc -std=c++20 -O3 -arch=native -Icommon common/*.cpp common/*.cu steps/15_split_k/split_k.cu -lcublas -o split_k
+// Build alone: mkdir -p build-alone && nvcc -std=c++20 -O3 -arch=sm_80 -Icommon common/*.cpp common/*.cu steps/15_split_k/split_k.cu -lcublas -o build-alone/split_k
 #include "sgemm.cuh"
 
 constexpr int THREADS_X = SGEMM_KNOB(THREADS_X, 16);     // threads per block along N (columns of C)

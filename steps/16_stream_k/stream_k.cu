@@ -13,7 +13,7 @@
 //         (STREAM_FULL_WAVES = 0): the stream part shares fewer A and B panels in L2.
 // Watch:  the reduction kernel's time next to the GEMM's; the same bits on every run (no
 //         float atomics: pieces added in block order, which is k order); L2 hit rate.
-// Build alone: nvcc -std=c++20 -O3 -arch=native -Icommon common/*.cpp common/*.cu steps/16_stream_k/stream_k.cu -lcublas -o stream_k
+// Build alone: mkdir -p build-alone && nvcc -std=c++20 -O3 -arch=sm_80 -Icommon common/*.cpp common/*.cu steps/16_stream_k/stream_k.cu -lcublas -o build-alone/stream_k
 #include "sgemm.cuh"
 
 constexpr int THREADS_X = SGEMM_KNOB(THREADS_X, 16);     // threads per block along N (columns of C)

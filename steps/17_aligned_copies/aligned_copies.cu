@@ -14,7 +14,7 @@
 //         56 copy instructions per k tile where 24 do the work.
 // Watch:  LDGSTS in the SASS (no predicated pairs); issue slots; the lg_throttle stall; the
 //         registers (the unused path's addresses no longer held).
-// Build alone: nvcc -std=c++20 -O3 -arch=native -Icommon common/*.cpp common/*.cu steps/17_aligned_copies/aligned_copies.cu -lcublas -o aligned_copies
+// Build alone: mkdir -p build-alone && nvcc -std=c++20 -O3 -arch=sm_80 -Icommon common/*.cpp common/*.cu steps/17_aligned_copies/aligned_copies.cu -lcublas -o build-alone/aligned_copies
 #include "sgemm.cuh"
 
 constexpr int THREADS_X = SGEMM_KNOB(THREADS_X, 16);     // threads per block along N (columns of C)

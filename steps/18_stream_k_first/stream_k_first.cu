@@ -16,7 +16,7 @@
 // Watch:  the time at the stream-K shapes (4096^3, 8192^3) against step 17; the split and
 //         single-wave shapes run step 17's code; the registers of the two new kernels
 //         (a block of whole tiles must leave room for a reduction block).
-// Build alone: nvcc -std=c++20 -O3 -arch=native -Icommon common/*.cpp common/*.cu steps/18_stream_k_first/stream_k_first.cu -lcublas -o stream_k_first
+// Build alone: mkdir -p build-alone && nvcc -std=c++20 -O3 -arch=sm_80 -Icommon common/*.cpp common/*.cu steps/18_stream_k_first/stream_k_first.cu -lcublas -o build-alone/stream_k_first
 #include "sgemm.cuh"
 
 constexpr int THREADS_X = SGEMM_KNOB(THREADS_X, 16);     // threads per block along N (columns of C)

@@ -11,7 +11,7 @@
 // Watch:  the time at 1024 x 1024 x 8192 (and K-heavy shapes like it) against step 18; where
 //         no shorter piece pays (1024^3, 256 x 256 x 16384, the stream-K shapes) the launches
 //         are step 18's.
-// Build alone: nvcc -std=c++20 -O3 -arch=native -Icommon common/*.cpp common/*.cu steps/19_short_last_piece/short_last_piece.cu -lcublas -o short_last_piece
+// Build alone: mkdir -p build-alone && nvcc -std=c++20 -O3 -arch=sm_80 -Icommon common/*.cpp common/*.cu steps/19_short_last_piece/short_last_piece.cu -lcublas -o build-alone/short_last_piece
 #include "sgemm.cuh"
 
 constexpr int THREADS_X = SGEMM_KNOB(THREADS_X, 16);     // threads per block along N (columns of C)

@@ -11,7 +11,7 @@
 //         through L2.
 // Watch:  the time at 1024^3 and 256 x 256 x 16384 (even pieces) against step 19; shapes with an
 //         odd number of pieces or a short last piece (1024 x 1024 x 8192) run step 19's launches.
-// Build alone: nvcc -std=c++20 -O3 -arch=native -Icommon common/*.cpp common/*.cu steps/20_paired_pieces/paired_pieces.cu -lcublas -o paired_pieces
+// Build alone: mkdir -p build-alone && nvcc -std=c++20 -O3 -arch=sm_80 -Icommon common/*.cpp common/*.cu steps/20_paired_pieces/paired_pieces.cu -lcublas -o build-alone/paired_pieces
 #include "sgemm.cuh"
 
 constexpr int THREADS_X = SGEMM_KNOB(THREADS_X, 16);     // threads per block along N (columns of C)

@@ -20,7 +20,7 @@
 //         and are then added into FP32 registers with FADD (round to nearest), so the tensor
 //         core's truncating accumulation only ever sums 3 x TUNE_SPLIT products.
 // Watch:  HGMMA in the SASS; registers (no LDL/STL); tensor pipe utilisation.
-// Build alone: nvcc -std=c++20 -O3 -arch=sm_90a -Icommon common/*.cpp common/*.cu steps/22_tf32x3_wgmma/tf32x3_wgmma.cu -lcublas -o tf32x3_wgmma
+// Build alone: mkdir -p build-alone && nvcc -std=c++20 -O3 -gencode=arch=compute_90a,code=sm_90a -Icommon common/*.cpp common/*.cu steps/22_tf32x3_wgmma/tf32x3_wgmma.cu -lcublas -o build-alone/tf32x3_wgmma
 #include <cuda.h>          // CUtensorMap (types only: the driver library is not linked)
 #include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled, the type of the function the runtime hands out
 
