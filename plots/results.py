@@ -1,7 +1,8 @@
 """Results sets: one per results/<gpu-slug>/ directory, read from its CSV files.
 
     results/<gpu-slug>/<step>.csv           the steps as shipped (bench.sh)
-    results/<gpu-slug>/tuning/<step>.csv    tuning sweeps (sweep.py)
+    results/<gpu-slug>/tuning/<step>.csv    tuning rows (scripts/tune.sh)
+    results/<gpu-slug>/sweeps/<step>.csv    earlier sweeps (sweep.py) that the pages cite
     results/<gpu-slug>/controls/<name>.csv  context points that are not steps, e.g. cuBLAS
                                             with one TF32 pass: shown in the speed-against-
                                             accuracy plot only, never as a step or in a
@@ -33,6 +34,7 @@ class GpuResults:
     # default-variant, non-square shapes (e.g. 1024x1024x8192), keyed (step, (m, n, k)): only
     # the `shapes` tables show them, never the plots or the square tables
     shapes: dict[tuple[str, tuple[int, int, int]], Row] = field(default_factory=dict)
+    sweeps: dict[str, list[Row]] = field(default_factory=dict)  # earlier sweeps' rows per step
 
     @property
     def name(self) -> str:
@@ -114,10 +116,14 @@ def load_results(results_dir: Path) -> list[GpuResults]:
         tuning: dict[str, list[Row]] = {}
         for row in keep_last([row for path in tuning_files for row in read_results_csv(path)]):
             tuning.setdefault(row.step, []).append(row)
+        sweeps: dict[str, list[Row]] = {}
+        for path in sorted((gpu_dir / "sweeps").glob("*.csv")):
+            for row in keep_last(read_results_csv(path)):
+                sweeps.setdefault(row.step, []).append(row)
         controls = {}
         for name in CONTROLS:
             path = gpu_dir / "controls" / f"{name}.csv"
             if path.is_file():
                 controls[name] = _square_defaults(read_results_csv(path))
-        results.append(GpuResults(gpu_dir.name, rows, tuning, controls, shapes))
+        results.append(GpuResults(gpu_dir.name, rows, tuning, controls, shapes, sweeps))
     return results

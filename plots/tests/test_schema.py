@@ -43,6 +43,19 @@ class MalformedCsvTest(TempDirTestCase):
         lines = (FIXTURES / "results" / H100 / "02_coalesce.csv").read_text().splitlines()
         return lines[0], lines[1].split(",")
 
+    def test_rows_from_before_the_tuning_columns(self):
+        header, fields = self.new_row()
+        row = schema.read_results_csv(self.write_csv(header, ",".join(fields)))[0]
+        self.assertEqual((row.tuning, row.device_sm_count, row.is_emulation), ("", row.sm_count, False))
+        cols = header.split(",")
+        at = cols.index("timestamp")
+        new_header = ",".join(cols[:at] + ["tuning", "device_sm_count"] + cols[at:])
+        emulated = list(fields)
+        emulated[cols.index("sm_count")] = "88"
+        emulated = emulated[:at] + ["sm_86", "132"] + emulated[at:]
+        row = schema.read_results_csv(self.write_csv(new_header, ",".join(emulated)))[0]
+        self.assertEqual((row.tuning, row.sm_count, row.device_sm_count, row.is_emulation), ("sm_86", 88, 132, True))
+
     def test_field_checks(self):
         header, fields = self.new_row()
         cases = {
@@ -61,7 +74,7 @@ class MalformedCsvTest(TempDirTestCase):
         for column, (value, message) in cases.items():
             with self.subTest(column=column):
                 bad = list(fields)
-                bad[schema.HEADER.index(column)] = value
+                bad[header.split(",").index(column)] = value
                 path = self.write_csv(header, ",".join(fields), ",".join(bad))
                 with self.assertRaises(schema.InputError) as caught:
                     schema.read_results_csv(path)
