@@ -145,7 +145,7 @@ class BenchWithoutPlotPackages(unittest.TestCase):
     stay, one line says the plots were not regenerated, and exit code 4 tells that apart from a
     failed measurement (1). The GPU, CMake and the steps are stand-ins; pip has no index."""
 
-    def run_bench(self, step_exit):
+    def run_bench(self, step_exit, *args):
         with tempfile.TemporaryDirectory() as tmp:
             repo, fake = Path(tmp, "repo"), Path(tmp, "bin")
             for path in ("scripts/bench.sh", "scripts/lib.sh", "scripts/regenerate.sh", "scripts/ensure_deps.sh",
@@ -166,7 +166,7 @@ class BenchWithoutPlotPackages(unittest.TestCase):
                 path.chmod(0o755)
             env = dict(os.environ, PATH="%s:%s" % (fake, os.environ["PATH"]), PIP_NO_INDEX="1",
                        PIP_CONFIG_FILE=os.devnull)
-            r = subprocess.run(["bash", str(repo / "scripts" / "bench.sh")], env=env, capture_output=True, text=True)
+            r = subprocess.run(["bash", str(repo / "scripts" / "bench.sh"), *args], env=env, capture_output=True, text=True)
             results = repo / "results" / "nvidia-stand-in-gpu" / "01_initial.csv"
             return r, results.is_file()
 
@@ -185,6 +185,13 @@ class BenchWithoutPlotPackages(unittest.TestCase):
         self.assertTrue(kept)
         self.assertIn("plots and tables were NOT regenerated", r.stderr)
         self.assertRegex(r.stderr.strip().splitlines()[-1], r"^bench\.sh: FAILED .*01_initial")
+
+    def test_a_step_that_cannot_run_here_is_skipped_not_failed(self):
+        """Exit 3 (no GPU, or needs this GPU cannot meet: sm_90a code, shared memory) is a skip."""
+        r, _ = self.run_bench(3, "--no-plots")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("bench.sh: skipped, as they cannot run on this GPU (each said why above): 01_initial", r.stdout)
+        self.assertNotIn("FAILED", r.stdout + r.stderr)
 
 
 if __name__ == "__main__":
