@@ -145,7 +145,7 @@ int g_path_count = 0;
 // is `sms` in a green context (--sms), else the device's.
 Gpu read_gpu(int device, int sms) {
   Gpu g;
-  int major = 0, minor = 0, mem_khz = 0, bus_bits = 0, clusters = 0;
+  int major = 0, minor = 0, mem_khz = 0, bus_bits = 0;
   CUDA_CHECK(cudaDeviceGetAttribute(&g.sm_count, cudaDevAttrMultiProcessorCount, device));
   CUDA_CHECK(cudaDeviceGetAttribute(&g.shared_per_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
@@ -153,14 +153,12 @@ Gpu read_gpu(int device, int sms) {
   CUDA_CHECK(cudaDeviceGetAttribute(&g.clock_mhz, cudaDevAttrClockRate, device));
   CUDA_CHECK(cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, device));
   CUDA_CHECK(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, device));
   CUDA_CHECK(cudaDeviceGetAttribute(&g.l2_bytes, cudaDevAttrL2CacheSize, device));
   g.compute_capability = major * 10 + minor;
   g.clock_mhz /= 1000;
   // sm_80 (A100) has 64 FP32 lanes per SM; sm_86, sm_89 and sm_90 have 128.
   g.fp32_lanes_per_sm = g.compute_capability == 80 ? 64 : 128;
   g.dram_bytes_per_us = 2.0 * mem_khz * 1e3 * (bus_bits / 8) / 1e6;  // double data rate
-  g.clusters = clusters != 0;
   if (sms > 0) g.sm_count = sms;
   return g;
 }

@@ -43,12 +43,11 @@ struct Gpu {
   int clock_mhz = 0;              // the SMs' maximum clock
   double dram_bytes_per_us = 0;   // device memory's peak bandwidth, bytes per microsecond
   int l2_bytes = 0;               // the L2 cache's size
-  bool clusters = false;          // thread block clusters (sm_90)
 };
 const Gpu& gpu();
 
-// The way a step that chooses one computed the shape it launched last ("whole tiles",
-// "split-K", "stream-K", ...) and a count (pieces of K; stream-K's tiles). The harness prints
+// The way a step that chooses one computed the shape it launched last ("whole-tiles",
+// "split-K", "stream-K", ...: one word, for --expect-path) and a count (pieces of K; stream-K's tiles). The harness prints
 // it under the shape's check line, and --expect-path makes it part of the check.
 void took_path(const char* path, int count = 0);
 
