@@ -180,7 +180,7 @@ FAULTS = [
     ("3xTF32: the fast split's Inf - Inf = NaN kept (no careful redo)", "21_tf32x3_mma",
      [("if (__syncthreads_or(nan)) {", "if (false && __syncthreads_or(nan)) {")],
      [(f"--check --sizes {SPECIALS} --alpha 1.5 --beta 0 --specials", "check")]),
-    ("3xTF32: an Inf kept whole as the big part (small = 0, so Inf x 0 = NaN)", "22_tf32x3_wgmma",
+    ("3xTF32: an Inf kept whole as the big part (small = 0, so Inf x 0 = NaN)", "24_warp_specialized",
      [("big = tf32_round(fminf(fmaxf(x, -TF32_MAX), TF32_MAX));", "big = fabsf(x) < INFINITY ? tf32_round(x) : x;"),
       ("small = fabsf(rest) < INFINITY ? tf32_round(rest) : rest;",
        "small = fabsf(x) < INFINITY ? tf32_round(rest) : 0.0f;")],

@@ -53,9 +53,9 @@ CHANGED = {
     ("21_tf32x3_mma", "copy_tile"): "the tiles keep A untransposed ([BM][TUNE_SPLIT])",
     ("21_tf32x3_mma", "load_fragments"): "fragments in the mma.sync m16n8k8 layout, A and B both",
     ("21_tf32x3_mma", "launch"): "one 1-D block of warps, each a 64 x 32 tile of C",
-    ("22_tf32x3_wgmma", "store_c"): "64-bit row offsets into C (the step has no at())",
-    ("22_tf32x3_wgmma", "launch"): "TMA tensor maps of A and B; one block per tile, in groups of block rows",
-    ("22_tf32x3_wgmma", "main"): "run_step(..., 90): the sm_90a kernel runs on compute capability 9.0 only",
+    ("24_warp_specialized", "store_c"): "64-bit row offsets into C (the step has no at())",
+    ("24_warp_specialized", "launch"): "TMA tensor maps of A and B; one block per tile, in groups of block rows",
+    ("24_warp_specialized", "main"): "run_step(..., 90): the sm_90a kernel runs on compute capability 9.0 only",
 }
 IGNORED = {"sgemm_kernel"}  # the idea itself
 FIRST_KERNEL_STEP = "01_initial"  # step 00 calls cuBLAS: nothing of it is shared

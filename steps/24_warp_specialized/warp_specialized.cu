@@ -1,4 +1,4 @@
-// Step 22 - 3xTF32 with TMA + wgmma                                  previous: 21_tf32x3_mma
+// Step 24 - warp specialisation with setmaxnreg                     previous: 23_tma_mbarrier
 // Change: the 3xTF32 split of step 21 on Hopper's machinery. One producer thread copies the
 //         tiles of A and B into a ring of STAGES shared stages with TMA
 //         (cp.async.bulk.tensor, mbarriers "full"/"split"/"empty" per stage); three more
@@ -20,7 +20,7 @@
 //         and are then added into FP32 registers with FADD (round to nearest), so the tensor
 //         core's truncating accumulation only ever sums 3 x TUNE_SPLIT products.
 // Watch:  HGMMA in the SASS; registers (no LDL/STL); tensor pipe utilisation.
-// Build alone: mkdir -p build-alone && nvcc -std=c++20 -O3 -gencode=arch=compute_90a,code=sm_90a -Icommon common/*.cpp common/*.cu steps/22_tf32x3_wgmma/tf32x3_wgmma.cu -lcublas -o build-alone/tf32x3_wgmma
+// Build alone: mkdir -p build-alone && nvcc -std=c++20 -O3 -gencode=arch=compute_90a,code=sm_90a -Icommon common/*.cpp common/*.cu steps/24_warp_specialized/warp_specialized.cu -lcublas -o build-alone/warp_specialized
 #include <cuda.h>          // CUtensorMap (types only: the driver library is not linked)
 #include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled, the type of the function the runtime hands out
 
