@@ -11,6 +11,8 @@
 #           emulate-test=TUNING:SMS  the GPU suite built with tunings/TUNING.txt, run on SMS SMs
 #           emulate-bench=TUNING:SMS bench.sh's sizes with that build on SMS SMs (results/<gpu>/emulations/)
 #           tune=STEPS[:MINUTES]     scripts/tune.sh for these steps ("all": every step)
+# Environment: CTEST_REGEX (test: only the tests it matches), CTEST_TIMEOUT, BENCH_STEPS (bench: only
+# these steps), EMU_STEPS / EMU_SIZES (emulate-bench), SANITIZE_STEPS (sanitize).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
@@ -38,14 +40,15 @@ for phase in "$@"; do
       # SGEMM_PTXAS_VERBOSE: the build log carries every kernel's registers and spills.
       cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DSGEMM_PTXAS_VERBOSE=ON -DSGEMM_CLASS_BUILDS=OFF -DSGEMM_SUITE_SMS= \
             ${prefix:+-DCMAKE_PREFIX_PATH=$prefix} > "$logs/configure.log" 2>&1 || status=1
-      cmake --build "$build" -j "$(nproc)" > "$logs/build.log" 2>&1 || status=1
+      # -k: a step that fails to build does not stop the others (its tests then fail).
+      cmake --build "$build" -j "$(nproc)" -- -k > "$logs/build.log" 2>&1 || status=1
       grep -E "error|registers|spill" "$logs/build.log" | tail -n 40 >> "$out/summary.txt"
       ;;
     test)
       note test
       # Verbose: every shape's line (its error against the FP64 reference) is kept, so the
       # margins of the FP32-grade limit can be read off the whole suite afterwards.
-      (cd "$build" && timeout "${CTEST_TIMEOUT:-3600}" ctest -j 8 -V) > "$logs/ctest.log" 2>&1 || status=1
+      (cd "$build" && timeout "${CTEST_TIMEOUT:-3600}" ctest -j 8 -V ${CTEST_REGEX:+-R "$CTEST_REGEX"}) > "$logs/ctest.log" 2>&1 || status=1
       python3 scripts/accuracy_margins.py --from-ctest-log "$logs/ctest.log" --out "$logs/accuracy_suite.csv" \
         >> "$out/summary.txt" 2>&1 || status=1
       grep -E "tests passed|\(Failed\)|\*\*\*Failed|Not Run" "$logs/ctest.log" >> "$out/summary.txt"
@@ -72,7 +75,8 @@ for phase in "$@"; do
     bench|bench=*)
       sizes=${phase#bench}; sizes=${sizes#=}; sizes=${sizes:-$(shapes bench)}
       note "bench $sizes"
-      scripts/bench.sh --build "$build" --sizes "$sizes" --no-plots > "$logs/bench.log" 2>&1 || status=1
+      scripts/bench.sh --build "$build" --sizes "$sizes" --no-plots ${BENCH_STEPS:+--steps "$BENCH_STEPS"} \
+        > "$logs/bench.log" 2>&1 || status=1
       grep -E "^[0-9]{2}_| 4096 " "$logs/bench.log" >> "$out/summary.txt"
       ;;
     sweep=*)

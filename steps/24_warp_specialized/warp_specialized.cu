@@ -1,25 +1,22 @@
 // Step 24 - warp specialisation with setmaxnreg                     previous: 23_tma_mbarrier
-// Change: the 3xTF32 split of step 21 on Hopper's machinery. One producer thread copies the
-//         tiles of A and B into a ring of STAGES shared stages with TMA
-//         (cp.async.bulk.tensor, mbarriers "full"/"split"/"empty" per stage); three more
-//         producer warps split A's tiles; two consumer warpgroups multiply them with
-//         wgmma.mma_async (m64n128k8, TF32 in, FP32 out) and give each stage back when their
-//         wgmmas are done. The producer hands its registers to the consumers (setmaxnreg).
-// Why:    mma.sync feeds the tensor cores one warp-sized product at a time from registers
-//         that threads load first; wgmma lets a warpgroup stream a whole 64 x 128 x 8
-//         product per instruction with one operand read straight from shared memory, and
-//         TMA moves the tiles without any thread computing an address.
-// Layout: TF32 wgmma reads a shared operand K-major only, and row-major B is N-major. So
-//         the kernel computes C^T = B^T A^T: wgmma's "A" (64 x 8, from registers, any
-//         layout) is B^T, loaded from the B tile and split into big and small parts in
-//         registers; wgmma's "B" (8 x 128, from shared memory) is the A tile, which is
-//         K-major as TMA delivers it. The splitter warps rewrite that tile in place as its
-//         big part (rounded to TF32) and write its small part into a second shared tile: the
-//         cost this layout pays (see README.md).
-// Accuracy: each k tile's three products go into wgmma's accumulator starting from zero,
-//         and are then added into FP32 registers with FADD (round to nearest), so the tensor
-//         core's truncating accumulation only ever sums 3 x TUNE_SPLIT products.
-// Watch:  HGMMA in the SASS; registers (no LDL/STL); tensor pipe utilisation.
+// Change: the block gains a third warpgroup, the producer, and its warps each do one job:
+//         one thread issues every TMA copy; three more warps (SPLITTERS) split each A tile
+//         into its big and small parts; the two consumer warpgroups only multiply. Stages
+//         pass around the ring on three mbarriers each: "full" (TMA landed), "split" (the A
+//         tile is split) and "empty" (both consumers are done; the producer may refill it).
+//         The producer gives its registers to the consumers (setmaxnreg.dec to
+//         PRODUCER_REGISTERS, setmaxnreg.inc to CONSUMER_REGISTERS).
+// Why:    in step 23 every thread first splits its share of the A tile, then waits at a
+//         block-wide barrier, then multiplies: the tensor cores idle while the block splits,
+//         and the refill waits for the slowest warp. Here the splitters work on the tiles
+//         ahead while the consumers multiply, and a stage is refilled as soon as both
+//         consumers release it: no block-wide barrier in the k loop.
+// Where:  sgemm_kernel: the producer branch (warpgroup 0) and the consumers' barrier waits
+//         and arrives; setmaxnreg.
+// Layout and accuracy: as in steps 22 and 23 (C^T = B^T A^T; each k tile's three products
+//         summed in wgmma's accumulator from zero, then added into FP32 registers).
+// Watch:  the tensor pipe's utilisation against step 23; registers: the consumers' 232, no
+//         LDL/STL; the time at 2048^3 and 4096^3.
 // Build alone: mkdir -p build-alone && nvcc -std=c++20 -O3 -gencode=arch=compute_90a,code=sm_90a -Icommon common/*.cpp common/*.cu steps/24_warp_specialized/warp_specialized.cu -lcublas -o build-alone/warp_specialized
 #include <cuda.h>          // CUtensorMap (types only: the driver library is not linked)
 #include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled, the type of the function the runtime hands out
