@@ -46,6 +46,8 @@ constexpr int A_TILE_BYTES = BM * TUNE_SPLIT * sizeof(float);  // [BM][TUNE_SPLI
 constexpr int B_TILE_BYTES = TUNE_SPLIT * BN * sizeof(float);  // [BN / 32][TUNE_SPLIT][32], swizzled
 constexpr int STAGE_BYTES = 2 * A_TILE_BYTES + B_TILE_BYTES;   // A, A's small part, B
 constexpr int SHARED_BYTES = STAGES * STAGE_BYTES + 1024;  // + alignment
+constexpr int ROWS_PER_PASS = THREADS / 8;  // tile rows the block copies per pass: 8 chunks of 16 bytes a row
+static_assert(BM % ROWS_PER_PASS == 0 && TUNE_SPLIT == ROWS_PER_PASS, "whole passes cover the A tile and one box of B");
 static_assert(A_TILE_BYTES % 1024 == 0 && B_TILE_BYTES % 1024 == 0,
               "swizzled tiles start on 1024-byte boundaries (the swizzle repeats every 8 rows of 128 B)");
 static_assert(SHARED_BYTES <= sgemm::shared_limit(),
@@ -83,10 +85,19 @@ __device__ __forceinline__ void tf32_split(float x, float& big, float& small) {
 // ---- cp.async -------------------------------------------------------------------------
 __device__ __forceinline__ unsigned smem_addr(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
 
-// 16 bytes from src to dst, of which the first `bytes` are read and the rest zero-filled
-// (bytes = 0: nothing is read, src only has to be a valid address).
-__device__ __forceinline__ void copy_chunk(void* dst, const float* src, int bytes) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(smem_addr(dst)), "l"(src), "r"(bytes) : "memory");
+// 16 bytes from src to dst.
+__device__ __forceinline__ void copy_chunk(void* dst, const float* src) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(smem_addr(dst)), "l"(src) : "memory");
+}
+// The same at the matrix's edge: the first `inside` floats (0 to 3) from src, zeros for the
+// rest. One 4-byte copy per float, the ones outside reading nothing (source size 0) from a
+// valid address.
+__device__ __forceinline__ void copy_chunk_edge(void* dst, const float* src, int inside, const float* valid) {
+#pragma unroll
+  for (int e = 0; e < 4; ++e)
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(smem_addr(dst) + 4 * e),
+                 "l"(e < inside ? src + e : valid), "r"(e < inside ? 4 : 0)
+                 : "memory");
 }
 __device__ __forceinline__ void copies_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
 template <int IN_FLIGHT>
@@ -168,25 +179,32 @@ __global__ void __launch_bounds__(THREADS, 1)
 
   // Every thread copies 16-byte chunks of k tile k_tile into its stage, one commit group per
   // tile. A row of a tile is 128 bytes; chunk c of row r lands at chunk c ^ (r % 8), the
-  // 128-byte swizzle that wgmma's descriptor names. Chunks past the matrix's edge are
-  // zero-filled (the launch made every row start 16-byte aligned).
+  // 128-byte swizzle that wgmma's descriptor names. A thread always copies chunk c of rows
+  // r0, r0 + 32, ... (the launch made every row start 16-byte aligned); chunks that reach
+  // past the matrix's edge are zero-filled.
+  const int c = threadIdx.x % 8, r0 = threadIdx.x / 8;
   auto copy_tile = [&](int k_tile) {
-    const int s = k_tile % STAGES;
-    const int k0 = k_tile * TUNE_SPLIT;
+    const int s = k_tile % STAGES, k0 = k_tile * TUNE_SPLIT;
+    const bool whole_k = k0 + TUNE_SPLIT <= p.K;
 #pragma unroll
-    for (int i = threadIdx.x; i < A_TILE_BYTES / 16; i += THREADS) {  // A: [BM][TUNE_SPLIT]
-      const int r = i / 8, c = i % 8, row = block_row + r, k = k0 + 4 * c;
-      const bool inside = row < p.M && k < p.K;
-      copy_chunk(stage_a(s) + r * 128 + ((c ^ (r % 8)) * 16), inside ? p.A + static_cast<long long>(row) * p.lda + k : p.A,
-                 inside ? 4 * min(4, p.K - k) : 0);
+    for (int r = r0; r < BM; r += ROWS_PER_PASS) {  // A: [BM][TUNE_SPLIT]
+      const int row = block_row + r, k = k0 + 4 * c;
+      unsigned char* dst = stage_a(s) + r * 128 + ((c ^ (r % 8)) * 16);
+      const float* src = p.A + static_cast<long long>(row) * p.lda + k;
+      if (row < p.M && whole_k)
+        copy_chunk(dst, src);
+      else
+        copy_chunk_edge(dst, src, row < p.M ? p.K - k : 0, p.A);
     }
 #pragma unroll
-    for (int i = threadIdx.x; i < B_TILE_BYTES / 16; i += THREADS) {  // B: [BN/32][TUNE_SPLIT][32]
-      const int box = i / (TUNE_SPLIT * 8), r = i / 8 % TUNE_SPLIT, c = i % 8;
-      const int k = k0 + r, col = block_col + box * B_BOX + 4 * c;
-      const bool inside = k < p.K && col < p.N;
-      copy_chunk(stage_b(s) + box * (TUNE_SPLIT * B_BOX * 4) + r * 128 + ((c ^ (r % 8)) * 16),
-                 inside ? p.B + static_cast<long long>(k) * p.ldb + col : p.B, inside ? 4 * min(4, p.N - col) : 0);
+    for (int box = 0; box < BN / B_BOX; ++box) {  // B: [BN/32][TUNE_SPLIT][32]
+      const int k = k0 + r0, col = block_col + box * B_BOX + 4 * c;
+      unsigned char* dst = stage_b(s) + box * (TUNE_SPLIT * B_BOX * 4) + r0 * 128 + ((c ^ (r0 % 8)) * 16);
+      const float* src = p.B + static_cast<long long>(k) * p.ldb + col;
+      if (k < p.K && col + 4 <= p.N)
+        copy_chunk(dst, src);
+      else
+        copy_chunk_edge(dst, src, k < p.K ? p.N - col : 0, p.B);
     }
   };
   for (int k_tile = 0; k_tile < STAGES - 1; ++k_tile) {
