@@ -1,0 +1,145 @@
+"""The geometry pictures (plots/pictures_tiles.py): each renders to a readable SVG, the same
+bytes every time, follows its step's knobs, and the committed docs/pictures/ copy is current."""
+
+import re
+import shutil
+import tempfile
+import unittest
+import xml.etree.ElementTree as ElementTree
+from pathlib import Path
+
+import matplotlib
+import matplotlib.style
+
+from plots import pictures_tiles
+from plots.tests.helpers import REPO_ROOT
+
+NAMES = (
+    "03_shared_tiles.svg",
+    "04_block_order.svg",
+    "05_thread_tile.svg",
+    "06_register_fragments.svg",
+    "07_transposed_a.svg",
+    "08_warp_shape.svg",
+    "14_thread_tile.svg",
+    "20_cluster_pair.svg",
+    "21_tf32_split.svg",
+    "22_wgmma_layout.svg",
+)
+
+# A knob of each picture's step and another value it may take: the picture must change with it.
+KNOB_CHANGES = {
+    "03_shared_tiles.svg": (3, "TUNE_SPLIT", "16"),
+    "04_block_order.svg": (4, "SWAP_XY", "false"),
+    "05_thread_tile.svg": (5, "THREAD_TILE_X", "8"),
+    "06_register_fragments.svg": (6, "THREAD_TILE_Y", "4"),
+    "07_transposed_a.svg": (7, "A_PAD", "8"),
+    "08_warp_shape.svg": (8, "WARP_SHAPE_X", "8"),
+    "14_thread_tile.svg": (14, "THREAD_TILE_X", "8"),
+    "20_cluster_pair.svg": (20, "PAIR_ROWS", "2"),
+    "21_tf32_split.svg": (21, "PASSES", "1"),
+    "22_wgmma_layout.svg": (24, "BN", "192"),
+}
+
+
+def copy_steps(target: Path) -> Path:
+    """A repository holding only the steps' kernel files (what the pictures read)."""
+    for source in sorted((REPO_ROOT / "steps").glob("*/*.cu")):
+        destination = target / "steps" / source.parent.name / source.name
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, destination)
+    return target
+
+
+def set_knob(repo: Path, number: int, name: str, value: str) -> None:
+    step = pictures_tiles.step_dir(repo, number)
+    source = next((repo / "steps" / step).glob("*.cu"))
+    text, count = re.subn(
+        rf"SGEMM_KNOB\({name},\s*[^)]*\)",
+        f"SGEMM_KNOB({name}, {value})",
+        source.read_text(encoding="utf-8"),
+    )
+    assert count == 1, f"{name} is not a knob of steps/{step}"
+    source.write_text(text, encoding="utf-8")
+
+
+class PicturesTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.svgs = {name: picture(REPO_ROOT) for name, picture in pictures_tiles.PICTURES.items()}
+
+    def test_the_pictures_are_these(self):
+        self.assertEqual(sorted(pictures_tiles.PICTURES), sorted(NAMES))
+        self.assertEqual(sorted(KNOB_CHANGES), sorted(NAMES))
+
+    def test_each_is_an_svg_about_800_pixels_wide_on_white(self):
+        for name, svg in self.svgs.items():
+            with self.subTest(name):
+                root = ElementTree.fromstring(svg)
+                self.assertTrue(root.tag.endswith("svg"))
+                # 800 pixels at 100 dpi = 576 points.
+                self.assertEqual(root.get("width"), "576pt")
+                self.assertIn("fill: #ffffff", svg)
+                self.assertNotIn("<dc:date>", svg)
+                self.assertLess(len(svg), 400_000, "keep the pictures small")
+
+    def test_same_sources_same_bytes(self):
+        for name, picture in pictures_tiles.PICTURES.items():
+            with self.subTest(name):
+                self.assertEqual(picture(REPO_ROOT), self.svgs[name])
+
+    def test_labels_stay_on_the_page_and_apart(self):
+        for name, draw in pictures_tiles._DRAWINGS.items():
+            with self.subTest(name):
+                with matplotlib.style.context("default"), matplotlib.rc_context(pictures_tiles._RC):
+                    canvas = draw(REPO_ROOT)
+                    boxes = canvas.text_boxes()
+                for text, (x0, y0, x1, y1) in boxes:
+                    self.assertTrue(
+                        x0 >= 0 and y0 >= 0 and x1 <= canvas.width and y1 <= canvas.height,
+                        f"{text!r} leaves the page",
+                    )
+                for i, (text, a) in enumerate(boxes):
+                    for other, b in boxes[i + 1 :]:
+                        apart = (
+                            a[2] <= b[0] + 1
+                            or b[2] <= a[0] + 1
+                            or a[3] <= b[1] + 1
+                            or b[3] <= a[1] + 1
+                        )
+                        self.assertTrue(apart, f"{text!r} covers {other!r}")
+
+    def test_each_follows_a_knob(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            repo = copy_steps(Path(tmp))
+            for name, (number, knob, value) in KNOB_CHANGES.items():
+                with self.subTest(name):
+                    before = pictures_tiles.PICTURES[name](repo)
+                    self.assertEqual(
+                        before, self.svgs[name], "the copy draws what the repository does"
+                    )
+                    set_knob(repo, number, knob, value)
+                    self.assertNotEqual(pictures_tiles.PICTURES[name](repo), before)
+
+    def test_a_picture_reads_its_numbers(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            repo = copy_steps(Path(tmp))
+            set_knob(repo, 5, "THREAD_TILE_X", "8")
+            self.assertIn("8 x 8", pictures_tiles.draw_thread_tile(repo).ax.texts[0].get_text())
+
+    def test_committed_pictures_are_current(self):
+        for name, svg in self.svgs.items():
+            with self.subTest(name):
+                path = REPO_ROOT / pictures_tiles.PICTURES_DIR / name
+                self.assertTrue(
+                    path.is_file(), f"{path} is missing: python -m plots.pictures_tiles"
+                )
+                self.assertEqual(
+                    path.read_text(encoding="utf-8"),
+                    svg,
+                    f"{path} is stale: python -m plots.pictures_tiles",
+                )
+
+
+if __name__ == "__main__":
+    unittest.main()
