@@ -7,7 +7,8 @@ Run from the repository root (scripts/regenerate.sh sets up the pinned virtualen
 Inputs:  results/<gpu-slug>/<step>.csv, .../tuning/<step>.csv, .../controls/cublas_tf32.csv;
          optionally .../profiles/ncu_4096.csv, sass_stats.txt and compare_4096.csv;
          each step's .cu file (its tunables) and docs/tunables.md (their meanings)
-Outputs: docs/plots/<gpu-slug>/*.png (and .svg for the headline plot); docs/tuning/<step>.md;
+Outputs: docs/plots/<gpu-slug>/*.png (and .svg for the journey and the headline plot);
+         docs/tuning/<step>.md;
          the marked sections of README.md, docs/*.md and steps/*/README.md.
 
 Every output is deterministic, so `--check` can tell whether the committed docs are stale.

@@ -1,5 +1,8 @@
-"""The figures: GFLOPS per step at the headline sizes, GFLOPS against size, the ratio heat map,
-and (plots/accuracy_plot.py) speed against accuracy. Written to docs/plots/<gpu-slug>/."""
+"""The figures, written to docs/plots/<gpu-slug>/: the journey (plots/journey.py, every step at
+every bench shape with the FP32 FFMA peak and the 3xTF32 ceiling), GFLOPS per step at the
+headline sizes, GFLOPS against size (a panel per chapter), the ratio heat map (every shape,
+chapters ruled off) and (plots/accuracy_plot.py) speed against accuracy. A step has one colour
+in every figure (plots/palette.py): a shade of its chapter's hue."""
 
 from __future__ import annotations
 
@@ -13,8 +16,12 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import NullLocator, PercentFormatter
 
 from plots.accuracy_plot import has_accuracy, plot_speed_vs_accuracy
+from plots.journey import (JOURNEY_PLOT, NOT_MEASURED, PEAK_COLOR, fp32_peak, plot_journey,
+                           row_at, shapes)
 from plots.markdown import MISSING, percent
+from plots.palette import chapter_of, chapters_present, step_color, step_style
 from plots.results import GpuResults
+from plots.steps import step_number
 
 # The headline plot and the summary tables compare steps at these sizes, as the step-by-step
 # SGEMM blog series did.
@@ -31,7 +38,6 @@ DPI = 100
 _RC = {"svg.hashsalt": "sgemm-steps", "font.size": 10}
 SIZE_COLORS = ("#4c72b0", "#dd8452")  # bars for the two headline sizes
 CUBLAS_COLORS = ("#1b2f57", "#8c3a0a")  # darker shades of the same hues for cuBLAS lines
-MARKERS = "os^vD<>phX*"
 
 
 def figure_bytes(fig: Figure, fmt: str) -> bytes:
@@ -79,59 +85,97 @@ def plot_headline(gpu: GpuResults, steps: list[str]) -> Figure:
 
 
 def plot_gflops_vs_size(gpu: GpuResults, steps: list[str]) -> Figure:
-    """GFLOPS against matrix size for every step, with cuBLAS as a thick black dashed line."""
-    fig = Figure(figsize=(11, 6.5), dpi=DPI, layout="constrained")
-    ax = fig.add_subplot()
+    """GFLOPS against matrix size, one panel per chapter: the chapter's steps in shades of its
+    hue (a marker each), the other chapters faint behind them, cuBLAS as a thick black dashed
+    line and the FP32 FFMA peak as a red line, on one shared scale."""
+    kernels = [step for step in steps if step_number(step) != 0]
+    chapters = chapters_present(kernels) or [None]
+    columns = 1 if len(chapters) == 1 else 2
+    lines = -(-len(chapters) // columns)
+    fig = Figure(figsize=(7.2 * columns, 4.2 * lines + 0.8), dpi=DPI, layout="constrained")
+    axes = fig.subplots(lines, columns, squeeze=False, sharex=True, sharey=True)
     sizes = gpu.sizes
-    colors = matplotlib.colormaps["tab20"]  # pairs of dark and light shades of 10 hues
-    for i, step in enumerate(steps):
-        points = [(size, row.gflops) for size in sizes if (row := gpu.row(step, size))]
-        if points:
-            # The 10 dark shades first, then the light ones, so neighbouring steps differ.
-            color = colors((2 * i + i // 10) % 20)
-            ax.plot(*zip(*points), marker=MARKERS[i % len(MARKERS)], color=color,
-                    linewidth=1.5, label=step)
-        else:
-            # An invisible handle keeps the step in the legend, labelled as missing.
-            ax.plot([], [], linestyle="none", label=f"{step}: {MISSING}")
+    series = {step: [(size, row.gflops) for size in sizes if (row := gpu.row(step, size))]
+              for step in kernels}
     cublas = [(size, value) for size in sizes if (value := gpu.cublas_gflops(size)) is not None]
-    if cublas:
-        ax.plot(*zip(*cublas), color="black", linestyle="--", linewidth=3, marker="s",
-                label="cuBLAS", zorder=3)
+    peak = fp32_peak(list(gpu.rows.values()))
+    for ax, chapter in zip(axes.flat, chapters):
+        members = [step for step in kernels if chapter_of(step) is chapter]
+        for step in kernels:  # the other chapters: faint, for context, no legend entry
+            if step not in members and series[step]:
+                ax.plot(*zip(*series[step]), color=step_color(step, steps), alpha=0.22,
+                        linewidth=1)
+        for step in members:
+            color, marker = step_style(step, steps)
+            if series[step]:
+                ax.plot(*zip(*series[step]), marker=marker, color=color, linewidth=1.8,
+                        markersize=6, label=step)
+            else:
+                # An invisible handle keeps the step in the legend, labelled as not measured.
+                ax.plot([], [], linestyle="none", label=f"{step}: {NOT_MEASURED}")
+        if cublas:
+            ax.plot(*zip(*cublas), color="black", linestyle="--", linewidth=2.5, marker="s",
+                    markersize=5, label="cuBLAS SGEMM", zorder=3)
+        if peak:
+            ax.axhline(peak[0], color=PEAK_COLOR, linewidth=1.4,
+                       label=f"FP32 FFMA peak ({peak[0] / 1000:.1f} TFLOPS)")
+        ax.set_title(chapter.label if chapter else "steps", fontsize=11,
+                     color=chapter.strong() if chapter else "black")
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8, borderaxespad=0)
+        ax.grid(which="both", alpha=0.3)
+    for ax in axes.flat[len(chapters):]:
+        ax.set_visible(False)
+    ax = axes.flat[0]
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.xaxis.set_minor_locator(NullLocator())
     ax.set_xticks(sizes, [str(size) for size in sizes])
-    ax.set_xlabel("matrix size M=N=K (log2 scale)")
-    ax.set_ylabel("GFLOPS (FP32, log scale)")
-    ax.set_title(f"SGEMM GFLOPS against matrix size\n{gpu.name}")
-    ax.grid(which="both", alpha=0.3)
-    fig.legend(loc="outside right upper", fontsize=9)
+    for ax in axes.flat[:len(chapters)]:
+        ax.tick_params(labelbottom=True)
+    for ax in axes[:, 0]:
+        ax.set_ylabel("GFLOPS (FP32 results, log scale)")
+    fig.supxlabel("matrix size M=N=K (log2 scale)", fontsize=10)
+    fig.suptitle(f"SGEMM GFLOPS against matrix size, one panel per chapter (the others faint)"
+                 f"\n{gpu.name}", fontsize=12)
     return fig
 
 
 def plot_ratio_heatmap(gpu: GpuResults, steps: list[str]) -> Figure:
-    """Speed relative to cuBLAS per step (rows) and size (columns); missing cells are grey."""
-    fig = Figure(figsize=(9, 8), dpi=DPI, layout="constrained")
+    """Speed relative to cuBLAS per step (rows) and shape (columns: the square sizes, then the
+    non-square shapes); chapters separated by white rules; cells not measured are grey."""
+    panels = shapes(gpu, steps)
+    fig = Figure(figsize=(4.6 + 1.05 * len(panels), 8.4), dpi=DPI, layout="constrained")
     ax = fig.add_subplot()
-    sizes = gpu.sizes
-    cells = [[gpu.row(step, size) for size in sizes] for step in steps]
+    cells = [[row_at(gpu, step, shape) for shape in panels] for step in steps]
     ratios = np.array([[row.ratio_to_cublas if row and row.has_cublas else np.nan
-                        for row in line] for line in cells], dtype=float)
+                        for row in line] for line in cells], dtype=float).reshape(
+                            len(steps), len(panels))
     vmax = max([1.0, *ratios[~np.isnan(ratios)]])
     cmap = matplotlib.colormaps["viridis"].with_extremes(bad="0.85")
     image = ax.imshow(np.ma.masked_invalid(ratios), cmap=cmap, vmin=0, vmax=vmax, aspect="auto")
     for (r, c), ratio in np.ndenumerate(ratios):
         if np.isnan(ratio):
-            ax.text(c, r, "no cuBLAS" if cells[r][c] else MISSING, ha="center", va="center",
-                    fontsize=8, color="0.3", style="italic")
+            ax.text(c, r, "no cuBLAS" if cells[r][c] else NOT_MEASURED, ha="center",
+                    va="center", fontsize=8, color="0.3", style="italic")
         else:
             ax.text(c, r, percent(ratio), ha="center", va="center", fontsize=8,
                     color="white" if ratio < 0.6 * vmax else "black")
-    ax.set_xticks(range(len(sizes)), [str(size) for size in sizes])
+    # A white rule between chapters, and between the square sizes and the other shapes.
+    for r in range(1, len(steps)):
+        if chapter_of(steps[r]) is not chapter_of(steps[r - 1]):
+            ax.axhline(r - 0.5, color="white", linewidth=3)
+    squares = sum(1 for m, n, k in panels if m == n == k)
+    if 0 < squares < len(panels):
+        ax.axvline(squares - 0.5, color="white", linewidth=3)
+    ax.set_xticks(range(len(panels)),
+                  [str(m) if m == n == k else f"{m}×{n}\n×{k}" for m, n, k in panels])
     ax.set_yticks(range(len(steps)), steps)
-    ax.set_xlabel("matrix size M=N=K")
-    ax.set_ylabel("step")
+    for label, step in zip(ax.get_yticklabels(), steps):
+        chapter = chapter_of(step)
+        label.set_color(chapter.strong() if chapter else "black")
+    ax.tick_params(length=0)
+    ax.set_xlabel("matrix size M=N=K, then the shapes M×N×K where K dominates")
+    ax.set_ylabel("step (coloured by chapter)")
     ax.set_title(f"SGEMM speed relative to cuBLAS (100% = as fast)\n{gpu.name}")
     colorbar = fig.colorbar(image, ax=ax, format=PercentFormatter(xmax=1.0))
     colorbar.set_label("speed relative to cuBLAS (cuBLAS time / step time)")
@@ -143,7 +187,10 @@ def plot_files(gpu: GpuResults, steps: list[str], repo: Path) -> dict[Path, byte
     # The "default" style ignores any user matplotlibrc, which would change the output.
     with matplotlib.style.context("default"), matplotlib.rc_context(_RC):
         headline = plot_headline(gpu, steps)
+        journey = plot_journey(gpu, steps)
         files = {
+            out_dir / f"{JOURNEY_PLOT}.png": figure_bytes(journey, "png"),
+            out_dir / f"{JOURNEY_PLOT}.svg": figure_bytes(journey, "svg"),
             out_dir / f"{HEADLINE_PLOT}.png": figure_bytes(headline, "png"),
             out_dir / f"{HEADLINE_PLOT}.svg": figure_bytes(headline, "svg"),
             out_dir / SIZE_PLOT: figure_bytes(plot_gflops_vs_size(gpu, steps), "png"),

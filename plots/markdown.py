@@ -97,7 +97,8 @@ def _distinct(values) -> str:
 
 
 def provenance(rows: list[Row]) -> str:
-    """One line naming everything that the numbers depend on."""
+    """One line naming everything that the numbers depend on. The commit each row ran at
+    stays in the CSV (git_rev), not on the pages: a page names no commit."""
     first = min(row.timestamp for row in rows).date()
     last = max(row.timestamp for row in rows).date()
     dates = str(first) if first == last else f"{first} to {last}"
@@ -109,5 +110,5 @@ def provenance(rows: list[Row]) -> str:
         f"{_distinct(r.sm_count for r in rows)} SMs, "
         f"arch {_distinct(r.arch for r in rows)}, "
         f"build {_distinct(f'`{r.build_type}`' for r in rows if r.build_type)}, "
-        f"git {_distinct(r.git_rev for r in rows)}, measured {dates} (UTC)._"
+        f"measured {dates} (UTC)._"
     )

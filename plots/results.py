@@ -5,8 +5,9 @@
     results/<gpu-slug>/sweeps/<step>.csv    earlier sweeps (sweep.py) that the pages cite
     results/<gpu-slug>/controls/<name>.csv  context points that are not steps, e.g. cuBLAS
                                             with one TF32 pass: shown in the speed-against-
-                                            accuracy plot only, never as a step or in a
-                                            "% of cuBLAS" figure
+                                            accuracy plot and (divided by 3, as the 3xTF32
+                                            ceiling) in the journey plot, never as a step
+                                            or in a "% of cuBLAS" figure
 """
 
 from __future__ import annotations
@@ -31,10 +32,12 @@ class GpuResults:
     rows: dict[tuple[str, int], Row]  # default-variant, square shapes, keyed (step, size)
     tuning: dict[str, list[Row]]  # tuning rows per step
     controls: dict[str, list[Row]] = field(default_factory=dict)  # control name -> rows
-    # default-variant, non-square shapes (e.g. 1024x1024x8192), keyed (step, (m, n, k)): only
-    # the `shapes` tables show them, never the plots or the square tables
+    # default-variant, non-square shapes (e.g. 1024x1024x8192), keyed (step, (m, n, k)): the
+    # `shapes` tables, the journey and the ratio heat map show them, never the square tables
     shapes: dict[tuple[str, tuple[int, int, int]], Row] = field(default_factory=dict)
     sweeps: dict[str, list[Row]] = field(default_factory=dict)  # earlier sweeps' rows per step
+    # the controls' default-variant rows at the non-square shapes: control name -> rows
+    control_shapes: dict[str, list[Row]] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -73,6 +76,11 @@ class GpuResults:
     def shape_rows_of(self, step: str) -> list[Row]:
         return [self.shapes[(step, shape)] for shape in self.shapes_of([step])]
 
+    def control_row(self, name: str, shape: tuple[int, int, int]) -> Row | None:
+        """A control's row at one shape, square or not (the last one measured)."""
+        rows = self.controls.get(name, []) + self.control_shapes.get(name, [])
+        return next((row for row in reversed(rows) if (row.m, row.n, row.k) == shape), None)
+
     def shape_cublas_gflops(self, shape: tuple[int, int, int]) -> float | None:
         """cuBLAS at one non-square shape: the median of its runs beside every step."""
         values = [row.cublas_gflops for (_, s), row in self.shapes.items()
@@ -86,8 +94,8 @@ def shape_order(shape: tuple[int, int, int]) -> tuple[int, int, int]:
     return k, m, n
 
 
-def _square_defaults(rows: list[Row]) -> list[Row]:
-    return [row for row in keep_last(rows) if not row.variant and row.is_square]
+def _defaults(rows: list[Row], square: bool) -> list[Row]:
+    return [row for row in keep_last(rows) if not row.variant and row.is_square == square]
 
 
 def load_results(results_dir: Path) -> list[GpuResults]:
@@ -120,10 +128,13 @@ def load_results(results_dir: Path) -> list[GpuResults]:
         for path in sorted((gpu_dir / "sweeps").glob("*.csv")):
             for row in keep_last(read_results_csv(path)):
                 sweeps.setdefault(row.step, []).append(row)
-        controls = {}
+        controls, control_shapes = {}, {}
         for name in CONTROLS:
             path = gpu_dir / "controls" / f"{name}.csv"
             if path.is_file():
-                controls[name] = _square_defaults(read_results_csv(path))
-        results.append(GpuResults(gpu_dir.name, rows, tuning, controls, shapes, sweeps))
+                control_rows = read_results_csv(path)
+                controls[name] = _defaults(control_rows, square=True)
+                control_shapes[name] = _defaults(control_rows, square=False)
+        results.append(GpuResults(gpu_dir.name, rows, tuning, controls, shapes, sweeps,
+                                  control_shapes))
     return results

@@ -1,8 +1,8 @@
 """The non-square shapes of the bench (those where K dominates, e.g. 1024×1024×8192 and
 256×256×16384): the `shapes` block of a step page (the step against cuBLAS at each shape, with
 the errors) and of docs/overview.md (the later chapters' steps side by side, as ratios to
-cuBLAS, so that a reader sees where split-K matters). The square tables and the plots never
-show these rows."""
+cuBLAS, so that a reader sees where split-K matters). The square tables never show these
+rows; of the plots, the journey and the ratio heat map do (a panel, a column per shape)."""
 
 from __future__ import annotations
 

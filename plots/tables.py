@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 from plots.figures import ACCURACY_PLOT, HEADLINE_PLOT, HEADLINE_SIZES, RATIO_PLOT, SIZE_PLOT
+from plots.journey import JOURNEY_PLOT
 from plots.markdown import (MISSING, accuracy_cells, accuracy_note, cublas_gflops_cell,
                             error_number, gflops_cell, md_table, percent_of_cublas, provenance,
                             ratio_cell, relative_link, size_cell, with_unverified_note)
@@ -50,7 +51,9 @@ def summary_section(gpus: list[GpuResults], steps: list[str], md_file: Path,
             accuracy_note(md_file, repo),
             f"![GFLOPS per step at M=N=K=2048 and 4096 on {gpu.name}]"
             f"({link(HEADLINE_PLOT + '.png')})",
-            f"More plots: [GFLOPS against size]({link(SIZE_PLOT)}), "
+            f"More plots: [the journey, every step at every bench shape with the FP32 FFMA "
+            f"peak and the 3xTF32 ceiling]({link(JOURNEY_PLOT + '.png')}), "
+            f"[GFLOPS against size]({link(SIZE_PLOT)}), "
             f"[speed relative to cuBLAS]({link(RATIO_PLOT)}).",
             provenance(used or list(gpu.rows.values())),
         ]))
@@ -89,8 +92,9 @@ def accuracy_plot_section(gpus: list[GpuResults], files: set[Path], md_file: Pat
         path = repo / "docs" / "plots" / gpu.slug / ACCURACY_PLOT
         if path in files:
             tf32 = gpu.controls.get("cublas_tf32")
-            context = ("cuBLAS with one TF32 pass is the labelled cross: context only, it "
-                       "fails the FP32-grade check" if tf32 else
+            context = ("cuBLAS with one TF32 pass is the labelled cross, in a panel of its own "
+                       "on its own scales: context only, it fails the FP32-grade check" if tf32
+                       else
                        "no cuBLAS TF32 control measured on this GPU")
             parts.append(f"![Speed against accuracy on {gpu.name}]"
                          f"({relative_link(path, md_file)})\n\n"

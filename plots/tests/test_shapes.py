@@ -59,7 +59,9 @@ class ShapesTest(GeneratedRepoTestCase):
         # The A100 has no non-square rows at all: no heading for it.
         self.assertNotIn("A100", block)
         self.assertIn("([methodology](../../docs/methodology.md))", block)
-        self.assertIn("git a1b2c3d4e5f6, measured 2024-11-21 (UTC)._", block)
+        self.assertIn("build `Release -O3 -DNDEBUG -lineinfo`, measured 2024-11-21 (UTC)._",
+                      block)
+        self.assertNotIn("a1b2c3d4e5f6", block)  # the rows' git_rev: pages name no commit
         self.assertNotIn(UNVERIFIED_NOTE, block)
         self.assertTrue(self.read("steps/02_coalesce/README.md").endswith("Closing words.\n"))
 

@@ -1,6 +1,7 @@
 """The results tables: README/overview summary and each step page's results table."""
 
 from plots.markdown import UNVERIFIED_NOTE
+from plots.schema import read_results_csv
 from plots.tests.helpers import (A100, FIXTURES, H100, PLOT_FILES, GeneratedRepoTestCase,
                                  section)
 from plots.tuning import NO_TUNING
@@ -33,8 +34,8 @@ class GeneratedDocsTest(GeneratedRepoTestCase):
         # A step found only in the data is listed too; the cuBLAS TF32 control never is.
         self.assertIn("| 05_vectorize | 35500.0 | 35500.0 | 71% | 71% | — | — |", summary)
         self.assertNotIn("tf32", summary.lower().split("errors are against")[0])
-        self.assertIn("build `Release -O3 -DNDEBUG -lineinfo`, git 0f9e8d7c6b5a-dirty, "
-                      "a1b2c3d4e5f6, measured 2024-11-21 (UTC)", summary)
+        self.assertIn("build `Release -O3 -DNDEBUG -lineinfo`, measured 2024-11-21 (UTC)",
+                      summary)
         self.assertIn("in units of u = 2^-24 ([methodology](docs/methodology.md))", summary)
         self.assertIn("([methodology](methodology.md))",
                       section(self.read("docs/overview.md"), "results-summary"))
@@ -100,8 +101,19 @@ class GeneratedDocsTest(GeneratedRepoTestCase):
 
     def test_no_volatile_metadata(self):
         plots = self.repo / "docs" / "plots" / H100
-        self.assertNotIn(b"Software", (plots / "steps_2048_4096.png").read_bytes())
-        self.assertNotIn(b"<dc:date>", (plots / "steps_2048_4096.svg").read_bytes())
+        for name in ("steps_2048_4096", "journey"):
+            self.assertNotIn(b"Software", (plots / f"{name}.png").read_bytes())
+            self.assertNotIn(b"<dc:date>", (plots / f"{name}.svg").read_bytes())
+
+    def test_no_commit_in_generated_markdown(self):
+        """The rows keep their git_rev; no page, table or tuning file shows it."""
+        revs = {row.git_rev for path in (self.repo / "results").rglob("*.csv")
+                if "profiles" not in path.parts for row in read_results_csv(path)}
+        self.assertIn("a1b2c3d4e5f6", revs)
+        for page in self.repo.rglob("*.md"):
+            text = page.read_text(encoding="utf-8")
+            for rev in revs:
+                self.assertNotIn(rev, text, page)
 
     def test_steps_side_by_side(self):
         block = section(self.read("steps/03_smem_tiling/README.md"), "speeds-1-2-9")

@@ -7,10 +7,9 @@
 //         pieces make 128 blocks, at the cost of writing and reading 4 x M x N partial sums.
 //         The split and the unsplit kernel are compiled apart (block_gemm<SPLIT>), so that
 //         where one piece is chosen the step runs step 14's kernel (the same source);
-//         the split one keeps the barrier at the top of each tile (EARLY_SYNC_SPLIT = false)
-//         and its FFMAs row by row (FFMA_BY_COLUMN_SPLIT = false): both measured slower
-//         otherwise. The reduction is a programmatic dependent launch
-//         (OVERLAP_REDUCE): its launch overlaps the split kernel's end.
+//         the split one keeps the barrier at the top of each tile and its FFMAs row by row:
+//         both measured faster there. The reduction is a programmatic dependent launch
+//         (sm_90): its launch overlaps the split kernel's end.
 // Watch:  the split chosen per shape (choose_splits); the reduction kernel's time next to
 //         the GEMM's; the same bits on every run (no float atomics: a fixed summation order).
 // Build alone: mkdir -p build-alone && nvcc -std=c++20 -O3 -arch=sm_80 -Icommon common/*.cpp common/*.cu steps/15_split_k/split_k.cu -lcublas -o build-alone/split_k
@@ -37,9 +36,6 @@ constexpr int K_UNROLL = SGEMM_KNOB(K_UNROLL, 8);  // k steps per pass of the un
 constexpr bool VECTOR_C = SGEMM_KNOB(VECTOR_C, true);  // C stored as 16-byte vectors where it is aligned (false: one float at a time)
 constexpr bool EARLY_SYNC = SGEMM_KNOB(EARLY_SYNC, true);  // wait and barrier before a tile's last k: the next tile's first fragments load under its FFMAs
 constexpr bool FFMA_BY_COLUMN = SGEMM_KNOB(FFMA_BY_COLUMN, true);  // a k's FFMAs reach the compiler column by column of the thread tile (false: row by row)
-constexpr bool OVERLAP_REDUCE = SGEMM_KNOB(OVERLAP_REDUCE, true);  // the reduction's launch overlaps the split kernel's end (programmatic dependent launch)
-constexpr bool EARLY_SYNC_SPLIT = SGEMM_KNOB(EARLY_SYNC_SPLIT, false);  // EARLY_SYNC in the kernel that computes one piece of K (slower there)
-constexpr bool FFMA_BY_COLUMN_SPLIT = SGEMM_KNOB(FFMA_BY_COLUMN_SPLIT, false);  // FFMA_BY_COLUMN in the kernel that computes one piece of K (slower there)
 constexpr int STAGES_SPLIT = SGEMM_KNOB(STAGES_SPLIT, 3);  // STAGES in the kernel that computes one piece of K
 
 constexpr int MAX_SPLITS = SGEMM_KNOB(MAX_SPLITS, 64);        // most pieces K is split into
@@ -235,7 +231,7 @@ __device__ __forceinline__ void load_fragments(float (&a_frag)[THREAD_TILE_Y], f
 // hardware can keep in its operand reuse cache instead of reading it from the register file
 // again; row by row they share a. The compiler schedules and allocates registers from this
 // order, and column by column comes out faster on the H100 (see step 14's page), except in
-// the split kernel (FFMA_BY_COLUMN_SPLIT; see this step's page).
+// the split kernel (see this step's page).
 template <bool BY_COLUMN>
 __device__ __forceinline__ void outer_product(float (&acc)[THREAD_TILE_Y][THREAD_TILE_X],
                                               const float (&a)[THREAD_TILE_Y], const float (&b)[THREAD_TILE_X]) {
@@ -258,12 +254,12 @@ __device__ __forceinline__ void outer_product(float (&acc)[THREAD_TILE_Y][THREAD
 // (wait_for_producer). Only the launch overlaps; the data dependence is kept.
 __device__ __forceinline__ void launch_dependents() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  if constexpr (OVERLAP_REDUCE) asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
 #endif
 }
 __device__ __forceinline__ void wait_for_producer() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  if constexpr (OVERLAP_REDUCE) asm volatile("griddepcontrol.wait;\n" ::: "memory");
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");
 #endif
 }
 
@@ -290,8 +286,10 @@ __device__ __forceinline__ void block_gemm(const sgemm::Problem& p, int k_tiles_
   const int thread_x = (warp % WARPS_X) * WARP_SHAPE_X + lane % WARP_SHAPE_X;
   const int thread_y = (warp / WARPS_X) * WARP_SHAPE_Y + lane / WARP_SHAPE_X;
 
-  constexpr bool early_sync = SPLIT ? EARLY_SYNC_SPLIT : EARLY_SYNC;
-  constexpr bool by_column = SPLIT ? FFMA_BY_COLUMN_SPLIT : FFMA_BY_COLUMN;
+  // The split kernel keeps the barrier at the top of each tile and its FFMAs row by row:
+  // both measured faster there than the unsplit kernel's choices (step 15's page).
+  constexpr bool early_sync = !SPLIT && EARLY_SYNC;
+  constexpr bool by_column = !SPLIT && FFMA_BY_COLUMN;
   float acc[THREAD_TILE_Y][THREAD_TILE_X] = {};  // [TY][TX]: this thread's outputs
   // This block's piece of K: k tiles [k_first / TUNE_SPLIT, + k_tiles); the last may be short.
   const int k_first = SPLIT ? blockIdx.z * k_tiles_per_split * TUNE_SPLIT : 0;
@@ -500,7 +498,7 @@ float* partials_workspace(std::size_t floats, cudaStream_t stream) {
 }
 
 // A reduction kernel over `vectors` float4 outputs, REDUCE_THREADS a block, launched as a
-// programmatic dependent launch (OVERLAP_REDUCE) where it waits for the kernel before it.
+// programmatic dependent launch where it waits for the kernel before it.
 template <class... Params, class... Args>
 void launch_reduction(void (*kernel)(Params...), long long vectors, cudaStream_t stream, Args... args) {
   cudaLaunchConfig_t config = {};
@@ -509,7 +507,7 @@ void launch_reduction(void (*kernel)(Params...), long long vectors, cudaStream_t
   config.stream = stream;
   cudaLaunchAttribute overlap = {};
   overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  overlap.val.programmaticStreamSerializationAllowed = OVERLAP_REDUCE && waits_for_producer(kernel) ? 1 : 0;
+  overlap.val.programmaticStreamSerializationAllowed = waits_for_producer(kernel) ? 1 : 0;
   config.attrs = &overlap;
   config.numAttrs = 1;
   CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, args...));

@@ -8,9 +8,9 @@
 // Why:    at 4096^3 the 512 tiles are 3.88 waves on 132 SMs: the fourth wave runs 116
 //         tiles while 16 SMs idle. Cut evenly, the last wave's work takes 0.88 of a tile's
 //         time on every SM instead of a whole one. Split-K (step 15) stays for the shapes
-//         with too few tiles: stream-K over all tiles there was measured slower
-//         (STREAM_SPLIT_SHAPES). The partial wave alone, not one more whole wave with it
-//         (STREAM_FULL_WAVES = 0): the stream part shares fewer A and B panels in L2.
+//         with too few tiles: stream-K over all tiles there was measured slower. The
+//         partial wave alone, not one more whole wave with it: the stream part shares fewer
+//         A and B panels in L2.
 // Watch:  the reduction kernel's time next to the GEMM's; the same bits on every run (no
 //         float atomics: pieces added in block order, which is k order); L2 hit rate.
 // Build alone: mkdir -p build-alone && nvcc -std=c++20 -O3 -arch=sm_80 -Icommon common/*.cpp common/*.cu steps/16_stream_k/stream_k.cu -lcublas -o build-alone/stream_k
@@ -37,17 +37,9 @@ constexpr int K_UNROLL = SGEMM_KNOB(K_UNROLL, 8);  // k steps per pass of the un
 constexpr bool VECTOR_C = SGEMM_KNOB(VECTOR_C, true);  // C stored as 16-byte vectors where it is aligned (false: one float at a time)
 constexpr bool EARLY_SYNC = SGEMM_KNOB(EARLY_SYNC, true);  // wait and barrier before a tile's last k: the next tile's first fragments load under its FFMAs
 constexpr bool FFMA_BY_COLUMN = SGEMM_KNOB(FFMA_BY_COLUMN, true);  // a k's FFMAs reach the compiler column by column of the thread tile (false: row by row)
-constexpr bool OVERLAP_REDUCE = SGEMM_KNOB(OVERLAP_REDUCE, true);  // the reduction's launch overlaps the split kernel's end (programmatic dependent launch)
-constexpr bool EARLY_SYNC_SPLIT = SGEMM_KNOB(EARLY_SYNC_SPLIT, false);  // EARLY_SYNC in the kernel that computes one piece of K (slower there)
-constexpr bool FFMA_BY_COLUMN_SPLIT = SGEMM_KNOB(FFMA_BY_COLUMN_SPLIT, false);  // FFMA_BY_COLUMN in the kernel that computes one piece of K (slower there)
 constexpr int STAGES_SPLIT = SGEMM_KNOB(STAGES_SPLIT, 3);  // STAGES in the kernel that computes one piece of K
 
 constexpr bool STREAM_K = SGEMM_KNOB(STREAM_K, true);  // unsplit shapes with a partial last wave: its tiles' k iterations shared by all SMs
-constexpr bool EARLY_SYNC_STREAM = SGEMM_KNOB(EARLY_SYNC_STREAM, true);  // EARLY_SYNC in the stream-K kernel
-constexpr bool FFMA_BY_COLUMN_STREAM = SGEMM_KNOB(FFMA_BY_COLUMN_STREAM, true);  // FFMA_BY_COLUMN in the stream-K kernel
-constexpr int STREAM_FULL_WAVES = SGEMM_KNOB(STREAM_FULL_WAVES, 0);  // whole waves of tiles added to the partial last one in stream-K's share
-constexpr bool STREAM_SPLIT_SHAPES = SGEMM_KNOB(STREAM_SPLIT_SHAPES, false);  // where K would be split: stream-K over all the tiles instead
-constexpr int TILE_GROUP = SGEMM_KNOB(TILE_GROUP, 0);  // the stream-K kernel's tile order: groups of this many tile rows (0: column by column)
 constexpr int MAX_SPLITS = SGEMM_KNOB(MAX_SPLITS, 64);        // most pieces K is split into
 constexpr int MIN_SPLIT_K_TILES = SGEMM_KNOB(MIN_SPLIT_K_TILES, 4);  // fewest k tiles in a piece: its pipeline has to fill and drain
 constexpr int MIN_GAIN_PERCENT = SGEMM_KNOB(MIN_GAIN_PERCENT, 10);  // more pieces must cut the estimated time by this much
@@ -241,7 +233,7 @@ __device__ __forceinline__ void load_fragments(float (&a_frag)[THREAD_TILE_Y], f
 // hardware can keep in its operand reuse cache instead of reading it from the register file
 // again; row by row they share a. The compiler schedules and allocates registers from this
 // order, and column by column comes out faster on the H100 (see step 14's page), except in
-// the split kernel (FFMA_BY_COLUMN_SPLIT; see this step's page).
+// the split kernel (see this step's page).
 template <bool BY_COLUMN>
 __device__ __forceinline__ void outer_product(float (&acc)[THREAD_TILE_Y][THREAD_TILE_X],
                                               const float (&a)[THREAD_TILE_Y], const float (&b)[THREAD_TILE_X]) {
@@ -264,24 +256,18 @@ __device__ __forceinline__ void outer_product(float (&acc)[THREAD_TILE_Y][THREAD
 // (wait_for_producer). Only the launch overlaps; the data dependence is kept.
 __device__ __forceinline__ void launch_dependents() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  if constexpr (OVERLAP_REDUCE) asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
 #endif
 }
 __device__ __forceinline__ void wait_for_producer() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  if constexpr (OVERLAP_REDUCE) asm volatile("griddepcontrol.wait;\n" ::: "memory");
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");
 #endif
 }
 
 // Where tile number t of the stream-K kernel lies in the grid of tiles (row, column):
-// column by column (TILE_GROUP = 0), or in groups of TILE_GROUP tile rows, column by column
-// inside each group, so that the blocks running at once cover fewer panels of A and B.
-__device__ __forceinline__ int2 tile_position(int t, int tiles_m, int tiles_n) {
-  if (TILE_GROUP == 0 || TILE_GROUP >= tiles_m) return make_int2(t % tiles_m, t / tiles_m);
-  const int per_group = TILE_GROUP * tiles_n, first = t / per_group * TILE_GROUP, in = t % per_group;
-  const int rows = min(TILE_GROUP, tiles_m - first);  // the last group may be short
-  return make_int2(first + in % rows, in / rows);
-}
+// column by column, down each column of tiles before the next.
+__device__ __forceinline__ int2 tile_position(int t, int tiles_m) { return make_int2(t % tiles_m, t / tiles_m); }
 
 // One block's tile of C. SPLIT: the block computes one piece of K (blockIdx.z) and writes
 // its raw sums A*B (no alpha, no beta) to partials, [gridDim.z][M][ld_partials], where
@@ -303,7 +289,7 @@ __device__ __forceinline__ void block_gemm(const sgemm::Problem& p, int k_tiles_
   auto& sB = *reinterpret_cast<float(*)[stages][TUNE_SPLIT][BN + B_PAD]>(shared + stages * TUNE_SPLIT * (BM + A_PAD));
 
   const int tid = threadIdx.y * THREADS_X + threadIdx.x;
-  const int2 seg_at = STREAM ? tile_position(seg_tile, sgemm::ceil_div(p.M, BM), sgemm::ceil_div(p.N, BN)) : int2{};
+  const int2 seg_at = STREAM ? tile_position(seg_tile, sgemm::ceil_div(p.M, BM)) : int2{};
   const int block_row = STREAM ? seg_at.x * BM : (SWAP_XY ? blockIdx.x : blockIdx.y) * BM;
   const int block_col = STREAM ? seg_at.y * BN : (SWAP_XY ? blockIdx.y : blockIdx.x) * BN;
   if constexpr (STREAM) __syncthreads();  // every warp is done with the previous segment's stages
@@ -312,8 +298,10 @@ __device__ __forceinline__ void block_gemm(const sgemm::Problem& p, int k_tiles_
   const int thread_x = (warp % WARPS_X) * WARP_SHAPE_X + lane % WARP_SHAPE_X;
   const int thread_y = (warp / WARPS_X) * WARP_SHAPE_Y + lane / WARP_SHAPE_X;
 
-  constexpr bool early_sync = STREAM ? EARLY_SYNC_STREAM : SPLIT ? EARLY_SYNC_SPLIT : EARLY_SYNC;
-  constexpr bool by_column = STREAM ? FFMA_BY_COLUMN_STREAM : SPLIT ? FFMA_BY_COLUMN_SPLIT : FFMA_BY_COLUMN;
+  // The split kernel keeps the barrier at the top of each tile and its FFMAs row by row:
+  // both measured faster there than the unsplit kernel's choices (step 15's page).
+  constexpr bool early_sync = !SPLIT && EARLY_SYNC;
+  constexpr bool by_column = !SPLIT && FFMA_BY_COLUMN;
   float acc[THREAD_TILE_Y][THREAD_TILE_X] = {};  // [TY][TX]: this thread's outputs
   // This block's piece of K: k tiles [k_first / TUNE_SPLIT, + k_tiles); the last may be short.
   const int k_first = STREAM ? seg_k_first * TUNE_SPLIT : SPLIT ? blockIdx.z * k_tiles_per_split * TUNE_SPLIT : 0;
@@ -487,7 +475,7 @@ __global__ void __launch_bounds__(REDUCE_THREADS)
   const int hi = stream_owner(static_cast<long long>(t + 1) * k_tiles - 1, total, blocks);
   if (lo == hi) return;  // one block computed the whole tile and wrote C
   wait_for_producer();
-  const int2 at = tile_position(dp_tiles + t, sgemm::ceil_div(p.M, BM), sgemm::ceil_div(p.N, BN));
+  const int2 at = tile_position(dp_tiles + t, sgemm::ceil_div(p.M, BM));
   const int r = v / (BN / 4), c = v % (BN / 4) * 4;
   const int row = at.x * BM + r, col = at.y * BN + c;
   if (row >= p.M || col >= p.N) return;
@@ -567,15 +555,14 @@ int choose_splits(const sgemm::Problem& p, int tiles) {
 }
 
 // Stream-K's share of `tiles` output tiles of k_tiles k tiles each: none where the tiles
-// fill whole waves or only one; otherwise the last, partial wave, plus STREAM_FULL_WAVES whole
-// waves before it where there are that many more (with 0, as shipped, every block gets less
-// than one tile's worth of iterations). None either where those tiles have fewer iterations
+// fill whole waves or only one; otherwise the last, partial wave, so that every block gets
+// less than one tile's worth of iterations. None either where those tiles have fewer iterations
 // than there are blocks: some blocks' ranges would be empty, and an empty range inside a cut
 // tile has no piece for sgemm_kernel_stream_reduce to add.
 int stream_k_tiles(int tiles, int k_tiles) {
   const int slots = gpu_slots();
   if (!STREAM_K || tiles <= slots || tiles % slots == 0) return 0;
-  const int sk_tiles = tiles % slots + std::min(tiles / slots - 1, STREAM_FULL_WAVES) * slots;
+  const int sk_tiles = tiles % slots;
   return static_cast<long long>(sk_tiles) * k_tiles >= slots ? sk_tiles : 0;
 }
 
@@ -609,7 +596,7 @@ float* partials_workspace(std::size_t floats, cudaStream_t stream) {
 }
 
 // A reduction kernel over `vectors` float4 outputs, REDUCE_THREADS a block, launched as a
-// programmatic dependent launch (OVERLAP_REDUCE) where it waits for the kernel before it.
+// programmatic dependent launch where it waits for the kernel before it.
 template <class... Params, class... Args>
 void launch_reduction(void (*kernel)(Params...), long long vectors, cudaStream_t stream, Args... args) {
   cudaLaunchConfig_t config = {};
@@ -618,7 +605,7 @@ void launch_reduction(void (*kernel)(Params...), long long vectors, cudaStream_t
   config.stream = stream;
   cudaLaunchAttribute overlap = {};
   overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  overlap.val.programmaticStreamSerializationAllowed = OVERLAP_REDUCE && waits_for_producer(kernel) ? 1 : 0;
+  overlap.val.programmaticStreamSerializationAllowed = waits_for_producer(kernel) ? 1 : 0;
   config.attrs = &overlap;
   config.numAttrs = 1;
   CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, args...));
@@ -634,9 +621,8 @@ void launch(const sgemm::Problem& p, cudaStream_t stream) {
   const int k_tiles_per_split = sgemm::ceil_div(k_tiles, choose_splits(p, grid.x * grid.y));
   const int splits = sgemm::ceil_div(k_tiles, k_tiles_per_split);  // no piece left empty
   const int tiles = grid.x * grid.y;
-  const int sk_tiles = splits == 1 ? stream_k_tiles(tiles, k_tiles)
-                       : STREAM_K && STREAM_SPLIT_SHAPES && static_cast<long long>(tiles) * k_tiles >= gpu_slots() ? tiles : 0;
-  if (sk_tiles > 0) {  // stream-K: gpu_slots() blocks, whole tiles first, then the last waves' iterations
+  const int sk_tiles = splits == 1 ? stream_k_tiles(tiles, k_tiles) : 0;  // a split K: no stream-K
+  if (sk_tiles > 0) {  // stream-K: gpu_slots() blocks, whole tiles first, then the last wave's iterations
     sgemm::took_path("stream-K", sk_tiles);
     const int blocks = gpu_slots(), dp_tiles = tiles - sk_tiles;
     CUDA_CHECK(cudaFuncSetAttribute(sgemm_kernel_stream, cudaFuncAttributeMaxDynamicSharedMemorySize, SHARED_BYTES));

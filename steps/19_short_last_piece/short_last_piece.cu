@@ -36,21 +36,13 @@ constexpr int K_UNROLL = SGEMM_KNOB(K_UNROLL, 8);  // k steps per pass of the un
 constexpr bool VECTOR_C = SGEMM_KNOB(VECTOR_C, true);  // C stored as 16-byte vectors where it is aligned (false: one float at a time)
 constexpr bool EARLY_SYNC = SGEMM_KNOB(EARLY_SYNC, true);  // wait and barrier before a tile's last k: the next tile's first fragments load under its FFMAs
 constexpr bool FFMA_BY_COLUMN = SGEMM_KNOB(FFMA_BY_COLUMN, true);  // a k's FFMAs reach the compiler column by column of the thread tile (false: row by row)
-constexpr bool OVERLAP_REDUCE = SGEMM_KNOB(OVERLAP_REDUCE, true);  // the reduction's launch overlaps the split kernel's end (programmatic dependent launch)
-constexpr bool EARLY_SYNC_SPLIT = SGEMM_KNOB(EARLY_SYNC_SPLIT, false);  // EARLY_SYNC in the kernel that computes one piece of K (slower there)
-constexpr bool FFMA_BY_COLUMN_SPLIT = SGEMM_KNOB(FFMA_BY_COLUMN_SPLIT, false);  // FFMA_BY_COLUMN in the kernel that computes one piece of K (slower there)
 constexpr int STAGES_SPLIT = SGEMM_KNOB(STAGES_SPLIT, 2);  // STAGES in the kernel that computes one piece of K (3 in steps 15-16; 2 is faster with these copies)
 constexpr int MAX_REGISTERS_SPLIT = SGEMM_KNOB(MAX_REGISTERS_SPLIT, 240);  // registers a thread of that kernel may use (__maxnreg__; 255: the hardware's limit, no cap)
 
 constexpr bool STREAM_K = SGEMM_KNOB(STREAM_K, true);  // unsplit shapes with a partial last wave: its tiles' k iterations shared by all SMs
-constexpr bool EARLY_SYNC_STREAM = SGEMM_KNOB(EARLY_SYNC_STREAM, true);  // EARLY_SYNC in the stream-K kernel
-constexpr bool FFMA_BY_COLUMN_STREAM = SGEMM_KNOB(FFMA_BY_COLUMN_STREAM, true);  // FFMA_BY_COLUMN in the stream-K kernel
-constexpr int STREAM_FULL_WAVES = SGEMM_KNOB(STREAM_FULL_WAVES, 0);  // whole waves of tiles added to the partial last one in stream-K's share
-constexpr bool STREAM_SPLIT_SHAPES = SGEMM_KNOB(STREAM_SPLIT_SHAPES, false);  // where K would be split: stream-K over all the tiles instead
 constexpr bool STREAM_FIRST = SGEMM_KNOB(STREAM_FIRST, true);  // stream-K's iterations first, then the whole tiles, the reduction beside them (false: step 17's order)
 constexpr int BESIDE_REDUCE_THREADS = SGEMM_KNOB(BESIDE_REDUCE_THREADS, 32);  // threads per block of the reduction that runs beside the whole tiles
 constexpr int BESIDE_REDUCE_REGISTERS = SGEMM_KNOB(BESIDE_REDUCE_REGISTERS, 64);  // registers a thread of it may use (__maxnreg__)
-constexpr int TILE_GROUP = SGEMM_KNOB(TILE_GROUP, 0);  // the stream-K kernel's tile order: groups of this many tile rows (0: column by column)
 constexpr int MAX_SPLITS = SGEMM_KNOB(MAX_SPLITS, 64);        // most pieces K is split into
 constexpr int MIN_SPLIT_K_TILES = SGEMM_KNOB(MIN_SPLIT_K_TILES, 4);  // fewest k tiles in a piece: its pipeline has to fill and drain
 constexpr bool TAIL_PIECES = SGEMM_KNOB(TAIL_PIECES, true);        // pieces that leave SMs idle: each shorter, and a short last one for those SMs
@@ -258,7 +250,7 @@ __device__ __forceinline__ void load_fragments(float (&a_frag)[THREAD_TILE_Y], f
 // hardware can keep in its operand reuse cache instead of reading it from the register file
 // again; row by row they share a. The compiler schedules and allocates registers from this
 // order, and column by column comes out faster on the H100 (see step 14's page), except in
-// the split kernel (FFMA_BY_COLUMN_SPLIT; see step 17's page).
+// the split kernel (see step 17's page).
 template <bool BY_COLUMN>
 __device__ __forceinline__ void outer_product(float (&acc)[THREAD_TILE_Y][THREAD_TILE_X],
                                               const float (&a)[THREAD_TILE_Y], const float (&b)[THREAD_TILE_X]) {
@@ -283,24 +275,18 @@ __device__ __forceinline__ void outer_product(float (&acc)[THREAD_TILE_Y][THREAD
 // them (wait_for_producer at their end).
 __device__ __forceinline__ void launch_dependents() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  if constexpr (OVERLAP_REDUCE) asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
 #endif
 }
 __device__ __forceinline__ void wait_for_producer() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  if constexpr (OVERLAP_REDUCE) asm volatile("griddepcontrol.wait;\n" ::: "memory");
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");
 #endif
 }
 
 // Where tile number t of the stream-K kernel lies in the grid of tiles (row, column):
-// column by column (TILE_GROUP = 0), or in groups of TILE_GROUP tile rows, column by column
-// inside each group, so that the blocks running at once cover fewer panels of A and B.
-__device__ __forceinline__ int2 tile_position(int t, int tiles_m, int tiles_n) {
-  if (TILE_GROUP == 0 || TILE_GROUP >= tiles_m) return make_int2(t % tiles_m, t / tiles_m);
-  const int per_group = TILE_GROUP * tiles_n, first = t / per_group * TILE_GROUP, in = t % per_group;
-  const int rows = min(TILE_GROUP, tiles_m - first);  // the last group may be short
-  return make_int2(first + in % rows, in / rows);
-}
+// column by column, down each column of tiles before the next.
+__device__ __forceinline__ int2 tile_position(int t, int tiles_m) { return make_int2(t % tiles_m, t / tiles_m); }
 
 // One block's tile of C. SPLIT: the block computes one piece of K (blockIdx.z) and writes
 // its raw sums A*B (no alpha, no beta) to partials, [gridDim.z][M][ld_partials], where
@@ -322,7 +308,7 @@ __device__ __forceinline__ void block_gemm(const sgemm::Problem& p, int k_tiles_
   auto& sB = *reinterpret_cast<float(*)[stages][TUNE_SPLIT][BN + B_PAD]>(shared + stages * TUNE_SPLIT * (BM + A_PAD));
 
   const int tid = threadIdx.y * THREADS_X + threadIdx.x;
-  const int2 seg_at = STREAM ? tile_position(seg_tile, sgemm::ceil_div(p.M, BM), sgemm::ceil_div(p.N, BN)) : int2{};
+  const int2 seg_at = STREAM ? tile_position(seg_tile, sgemm::ceil_div(p.M, BM)) : int2{};
   const int block_row = STREAM ? seg_at.x * BM : (SWAP_XY ? blockIdx.x : blockIdx.y) * BM;
   const int block_col = STREAM ? seg_at.y * BN : (SWAP_XY ? blockIdx.y : blockIdx.x) * BN;
   if constexpr (STREAM) __syncthreads();  // every warp is done with the previous segment's stages
@@ -331,8 +317,10 @@ __device__ __forceinline__ void block_gemm(const sgemm::Problem& p, int k_tiles_
   const int thread_x = (warp % WARPS_X) * WARP_SHAPE_X + lane % WARP_SHAPE_X;
   const int thread_y = (warp / WARPS_X) * WARP_SHAPE_Y + lane / WARP_SHAPE_X;
 
-  constexpr bool early_sync = STREAM ? EARLY_SYNC_STREAM : SPLIT ? EARLY_SYNC_SPLIT : EARLY_SYNC;
-  constexpr bool by_column = STREAM ? FFMA_BY_COLUMN_STREAM : SPLIT ? FFMA_BY_COLUMN_SPLIT : FFMA_BY_COLUMN;
+  // The split kernel keeps the barrier at the top of each tile and its FFMAs row by row:
+  // both measured faster there than the unsplit kernel's choices (step 15's page).
+  constexpr bool early_sync = !SPLIT && EARLY_SYNC;
+  constexpr bool by_column = !SPLIT && FFMA_BY_COLUMN;
   float acc[THREAD_TILE_Y][THREAD_TILE_X] = {};  // [TY][TX]: this thread's outputs
   // This block's piece of K: k tiles [k_first / TUNE_SPLIT, + k_tiles); the last may be short.
   const int k_first = STREAM ? seg_k_first * TUNE_SPLIT : SPLIT ? blockIdx.z * k_tiles_per_split * TUNE_SPLIT : 0;
@@ -552,7 +540,7 @@ __global__ void __launch_bounds__(REDUCE_THREADS)
   const int hi = stream_owner(static_cast<long long>(t + 1) * k_tiles - 1, total, blocks);
   if (lo == hi) return;  // one block computed the whole tile and wrote C
   wait_for_producer();
-  const int2 at = tile_position(dp_tiles + t, sgemm::ceil_div(p.M, BM), sgemm::ceil_div(p.N, BN));
+  const int2 at = tile_position(dp_tiles + t, sgemm::ceil_div(p.M, BM));
   const int r = v / (BN / 4), c = v % (BN / 4) * 4;
   const int row = at.x * BM + r, col = at.y * BN + c;
   if (row >= p.M || col >= p.N) return;
@@ -585,7 +573,7 @@ __global__ void __maxnreg__(BESIDE_REDUCE_REGISTERS)
     const int lo = stream_owner(static_cast<long long>(t) * k_tiles, total, blocks);
     const int hi = stream_owner(static_cast<long long>(t + 1) * k_tiles - 1, total, blocks);
     if (lo == hi) continue;  // one block computed the whole tile and wrote C
-    const int2 at = tile_position(dp_tiles + t, sgemm::ceil_div(p.M, BM), sgemm::ceil_div(p.N, BN));
+    const int2 at = tile_position(dp_tiles + t, sgemm::ceil_div(p.M, BM));
     const float4* first = reinterpret_cast<const float4*>(slots + std::size_t(stream_slot(lo, t, total, blocks, k_tiles)) * BM * BN);
 #pragma unroll 2
     for (int v = threadIdx.x; v < VECTORS; v += BESIDE_REDUCE_THREADS) {
@@ -697,15 +685,14 @@ int piece_length(const sgemm::Problem& p, int tiles, int splits) {
 }
 
 // Stream-K's share of `tiles` output tiles of k_tiles k tiles each: none where the tiles
-// fill whole waves or only one; otherwise the last, partial wave, plus STREAM_FULL_WAVES whole
-// waves before it where there are that many more (with 0, as shipped, every block gets less
-// than one tile's worth of iterations). None either where those tiles have fewer iterations
+// fill whole waves or only one; otherwise the last, partial wave, so that every block gets
+// less than one tile's worth of iterations. None either where those tiles have fewer iterations
 // than there are blocks: some blocks' ranges would be empty, and an empty range inside a cut
 // tile has no piece for sgemm_kernel_stream_reduce to add.
 int stream_k_tiles(int tiles, int k_tiles) {
   const int slots = gpu_slots();
   if (!STREAM_K || tiles <= slots || tiles % slots == 0) return 0;
-  const int sk_tiles = tiles % slots + std::min(tiles / slots - 1, STREAM_FULL_WAVES) * slots;
+  const int sk_tiles = tiles % slots;
   return static_cast<long long>(sk_tiles) * k_tiles >= slots ? sk_tiles : 0;
 }
 
@@ -755,7 +742,7 @@ unsigned* stream_blocks_done(int blocks, unsigned& target) {
 }
 
 // A launch that may start before the kernel before it ends: a programmatic dependent launch
-// (OVERLAP_REDUCE) where the kernel was compiled with its griddepcontrol instructions.
+// where the kernel was compiled with its griddepcontrol instructions.
 template <class... Params, class... Args>
 void launch_overlapped(void (*kernel)(Params...), dim3 grid, dim3 block, int shared_bytes, cudaStream_t stream, Args... args) {
   cudaLaunchConfig_t config = {};
@@ -765,14 +752,14 @@ void launch_overlapped(void (*kernel)(Params...), dim3 grid, dim3 block, int sha
   config.stream = stream;
   cudaLaunchAttribute overlap = {};
   overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  overlap.val.programmaticStreamSerializationAllowed = OVERLAP_REDUCE && waits_for_producer(kernel) ? 1 : 0;
+  overlap.val.programmaticStreamSerializationAllowed = waits_for_producer(kernel) ? 1 : 0;
   config.attrs = &overlap;
   config.numAttrs = 1;
   CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, args...));
 }
 
-// STREAM_FIRST's order pays only where its launches overlap: programmatic launches
-// (OVERLAP_REDUCE), kernels compiled with griddepcontrol, and a reduction block that fits in
+// STREAM_FIRST's order pays only where its launches overlap: kernels compiled with
+// griddepcontrol (programmatic launches), and a reduction block that fits in
 // the registers a block of whole tiles leaves free on an SM (registers are allocated to a
 // thread in steps of 8). Otherwise the reduction's small blocks would run after the whole
 // tiles, far slower than step 17's reduction, so step 17's launches are taken instead.
@@ -786,7 +773,7 @@ bool beside_fits() {
     CUDA_CHECK(cudaFuncGetAttributes(&tiles, sgemm_kernel_whole_tiles<B_ALIGNED>));
     CUDA_CHECK(cudaFuncGetAttributes(&reduce, sgemm_kernel_stream_reduce_beside));
     auto allocated = [](int registers, int threads) { return (registers + 7) / 8 * 8 * threads; };
-    return OVERLAP_REDUCE && waits_for_producer(sgemm_kernel_stream_reduce_beside) &&
+    return waits_for_producer(sgemm_kernel_stream_reduce_beside) &&
            allocated(tiles.numRegs, THREADS) + allocated(reduce.numRegs, BESIDE_REDUCE_THREADS) <= sm_registers;
   }();
   return fits;
@@ -812,8 +799,7 @@ void launch_kernels(const sgemm::Problem& p, cudaStream_t stream) {
   const int k_tiles_per_split = piece_length(p, grid.x * grid.y, chosen);
   const int splits = sgemm::ceil_div(k_tiles, k_tiles_per_split);  // no piece left empty
   const int tiles = grid.x * grid.y;
-  const int sk_tiles = splits == 1 ? stream_k_tiles(tiles, k_tiles)
-                       : STREAM_K && STREAM_SPLIT_SHAPES && static_cast<long long>(tiles) * k_tiles >= gpu_slots() ? tiles : 0;
+  const int sk_tiles = splits == 1 ? stream_k_tiles(tiles, k_tiles) : 0;  // a split K: no stream-K
   if (sk_tiles > 0) {  // stream-K: gpu_slots() blocks; its iterations first (STREAM_FIRST), or after the whole tiles
     sgemm::took_path("stream-K", sk_tiles);
     const int blocks = gpu_slots(), dp_tiles = tiles - sk_tiles;

@@ -36,21 +36,13 @@ constexpr int K_UNROLL = SGEMM_KNOB(K_UNROLL, 8);  // k steps per pass of the un
 constexpr bool VECTOR_C = SGEMM_KNOB(VECTOR_C, true);  // C stored as 16-byte vectors where it is aligned (false: one float at a time)
 constexpr bool EARLY_SYNC = SGEMM_KNOB(EARLY_SYNC, true);  // wait and barrier before a tile's last k: the next tile's first fragments load under its FFMAs
 constexpr bool FFMA_BY_COLUMN = SGEMM_KNOB(FFMA_BY_COLUMN, true);  // a k's FFMAs reach the compiler column by column of the thread tile (false: row by row)
-constexpr bool OVERLAP_REDUCE = SGEMM_KNOB(OVERLAP_REDUCE, true);  // the reduction's launch overlaps the split kernel's end (programmatic dependent launch)
-constexpr bool EARLY_SYNC_SPLIT = SGEMM_KNOB(EARLY_SYNC_SPLIT, false);  // EARLY_SYNC in the kernel that computes one piece of K (slower there)
-constexpr bool FFMA_BY_COLUMN_SPLIT = SGEMM_KNOB(FFMA_BY_COLUMN_SPLIT, false);  // FFMA_BY_COLUMN in the kernel that computes one piece of K (slower there)
 constexpr int STAGES_SPLIT = SGEMM_KNOB(STAGES_SPLIT, 2);  // STAGES in the kernel that computes one piece of K (3 in steps 15-16; 2 is faster with these copies)
 constexpr int MAX_REGISTERS_SPLIT = SGEMM_KNOB(MAX_REGISTERS_SPLIT, 240);  // registers a thread of that kernel may use (__maxnreg__; 255: the hardware's limit, no cap)
 
 constexpr bool STREAM_K = SGEMM_KNOB(STREAM_K, true);  // unsplit shapes with a partial last wave: its tiles' k iterations shared by all SMs
-constexpr bool EARLY_SYNC_STREAM = SGEMM_KNOB(EARLY_SYNC_STREAM, true);  // EARLY_SYNC in the stream-K kernel
-constexpr bool FFMA_BY_COLUMN_STREAM = SGEMM_KNOB(FFMA_BY_COLUMN_STREAM, true);  // FFMA_BY_COLUMN in the stream-K kernel
-constexpr int STREAM_FULL_WAVES = SGEMM_KNOB(STREAM_FULL_WAVES, 0);  // whole waves of tiles added to the partial last one in stream-K's share
-constexpr bool STREAM_SPLIT_SHAPES = SGEMM_KNOB(STREAM_SPLIT_SHAPES, false);  // where K would be split: stream-K over all the tiles instead
 constexpr bool STREAM_FIRST = SGEMM_KNOB(STREAM_FIRST, true);  // stream-K's iterations first, then the whole tiles, the reduction beside them (false: step 17's order)
 constexpr int BESIDE_REDUCE_THREADS = SGEMM_KNOB(BESIDE_REDUCE_THREADS, 32);  // threads per block of the reduction that runs beside the whole tiles
 constexpr int BESIDE_REDUCE_REGISTERS = SGEMM_KNOB(BESIDE_REDUCE_REGISTERS, 64);  // registers a thread of it may use (__maxnreg__)
-constexpr int TILE_GROUP = SGEMM_KNOB(TILE_GROUP, 0);  // the stream-K kernel's tile order: groups of this many tile rows (0: column by column)
 constexpr int MAX_SPLITS = SGEMM_KNOB(MAX_SPLITS, 64);        // most pieces K is split into
 constexpr int MIN_SPLIT_K_TILES = SGEMM_KNOB(MIN_SPLIT_K_TILES, 4);  // fewest k tiles in a piece: its pipeline has to fill and drain
 constexpr bool TAIL_PIECES = SGEMM_KNOB(TAIL_PIECES, true);        // pieces that leave SMs idle: each shorter, and a short last one for those SMs
@@ -58,8 +50,6 @@ constexpr int TAIL_OVERHEAD_K_TILES = SGEMM_KNOB(TAIL_OVERHEAD_K_TILES, 0);  // 
 constexpr int MIN_GAIN_PERCENT = SGEMM_KNOB(MIN_GAIN_PERCENT, 10);  // more pieces must cut the estimated time by this much
 constexpr int L2_BANDWIDTH_RATIO = SGEMM_KNOB(L2_BANDWIDTH_RATIO, 4);  // how much faster partial sums that stay in L2 move than device memory does (split-K's cost)
 constexpr int REDUCE_THREADS = SGEMM_KNOB(REDUCE_THREADS, 256);   // threads per block of the reduction kernel
-constexpr bool PAIR_ASYNC = SGEMM_KNOB(PAIR_ASYNC, true);  // the band crosses by st.async, its bytes counted on mbarriers in the partner's box (false: plain stores, then a barrier across the cluster)
-constexpr int PAIR_PHASES = SGEMM_KNOB(PAIR_PHASES, 4);  // PAIR_ASYNC: mbarriers per box (at most PAIR_ROWS), so that a block stores its first rows' sums while the last rows still cross
 constexpr int PAIR_ROWS = SGEMM_KNOB(PAIR_ROWS, 4);  // of every 4 rows, those whose pieces 2c and 2c+1 add up in distributed shared memory before they are stored (0: none)
 
 constexpr int THREADS = THREADS_X * THREADS_Y;
@@ -85,17 +75,15 @@ static_assert(32 % WARP_SHAPE_X == 0 && THREADS_X % WARP_SHAPE_X == 0 && THREADS
               "warps of WARP_SHAPE_X x WARP_SHAPE_Y lanes tile the THREADS_X x THREADS_Y threads");
 constexpr int shared_bytes(int stages) { return stages * (BM + A_PAD + BN + B_PAD) * TUNE_SPLIT * sizeof(float); }
 constexpr int STAGE_FLOATS_SPLIT = shared_bytes(STAGES_SPLIT) / sizeof(float);
-constexpr int BOX_BYTES = PAIR_ROWS * THREAD_TILE_X * THREADS * sizeof(float);  // PAIR_ROWS: the partner's band
-constexpr int BOX_PHASES = PAIR_PHASES < PAIR_ROWS ? PAIR_PHASES : PAIR_ROWS;  // PAIR_ASYNC: the box's mbarriers
+constexpr int ROW_BYTES = THREAD_TILE_X * THREADS * sizeof(float);  // one paired row of every thread's tile
+constexpr int BOX_BYTES = PAIR_ROWS * ROW_BYTES;  // PAIR_ROWS: the partner's band
 constexpr int SHARED_BYTES = shared_bytes(STAGES),
-              SHARED_BYTES_SPLIT = shared_bytes(STAGES_SPLIT) + BOX_BYTES + (PAIR_ASYNC ? BOX_PHASES * 8 : 0);
+              SHARED_BYTES_SPLIT = shared_bytes(STAGES_SPLIT) + BOX_BYTES + PAIR_ROWS * 8;  // the box and its mbarriers
 static_assert(SHARED_BYTES <= sgemm::shared_limit() && SHARED_BYTES_SPLIT <= sgemm::shared_limit(),
               "a block has at most 99 KB of shared memory on sm_86 and sm_89, 163 KB on sm_80, 227 KB on sm_90: "
               "build with the GPU class's tuning (tunings/)");
 static_assert(MAX_SPLITS >= 1 && MIN_SPLIT_K_TILES >= 1 && MIN_GAIN_PERCENT >= 0 && L2_BANDWIDTH_RATIO >= 1 && TAIL_OVERHEAD_K_TILES >= 0,
               "at least one piece, of at least one k tile; more pieces only for a gain, never for a loss");
-static_assert(!PAIR_ASYNC || PAIR_ROWS == 0 || (PAIR_PHASES >= 1 && PAIR_ROWS % (BOX_PHASES > 0 ? BOX_PHASES : 1) == 0),
-              "each of the box's phases holds whole rows");
 static_assert(PAIR_ROWS >= 0 && PAIR_ROWS <= 4 && (PAIR_ROWS == 0 || THREAD_TILE_Y == 8),
               "pairing keeps one of the thread tile's two bands of 4 rows (tile_row) in each block of a pair");
 static_assert(REDUCE_THREADS % 32 == 0 && REDUCE_THREADS <= 1024, "the reduction's blocks are whole warps");
@@ -269,7 +257,7 @@ __device__ __forceinline__ void load_fragments(float (&a_frag)[THREAD_TILE_Y], f
 // hardware can keep in its operand reuse cache instead of reading it from the register file
 // again; row by row they share a. The compiler schedules and allocates registers from this
 // order, and column by column comes out faster on the H100 (see step 14's page), except in
-// the split kernel (FFMA_BY_COLUMN_SPLIT; see step 17's page).
+// the split kernel (see step 17's page).
 template <bool BY_COLUMN>
 __device__ __forceinline__ void outer_product(float (&acc)[THREAD_TILE_Y][THREAD_TILE_X],
                                               const float (&a)[THREAD_TILE_Y], const float (&b)[THREAD_TILE_X]) {
@@ -294,19 +282,19 @@ __device__ __forceinline__ void outer_product(float (&acc)[THREAD_TILE_Y][THREAD
 // them (wait_for_producer at their end).
 __device__ __forceinline__ void launch_dependents() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  if constexpr (OVERLAP_REDUCE) asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
 #endif
 }
 __device__ __forceinline__ void wait_for_producer() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  if constexpr (OVERLAP_REDUCE) asm volatile("griddepcontrol.wait;\n" ::: "memory");
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");
 #endif
 }
 
 // Thread block clusters (sm_90): the blocks in this block's cluster (1 where the launch asked
 // for none), this block's rank in it, the two halves of a barrier across it (arrive, then wait
-// for every thread of the cluster to have arrived), the address of the same byte of
-// shared memory in block `rank`, and a 16-byte store there.
+// for every thread of the cluster to have arrived), and the address of the same byte of
+// shared memory in block `rank`.
 __device__ __forceinline__ unsigned cluster_blocks() {
   unsigned blocks = 1;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -320,11 +308,6 @@ __device__ __forceinline__ unsigned cluster_rank() {
   asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(rank));
 #endif
   return rank;
-}
-__device__ __forceinline__ void cluster_arrive() {  // release: this thread's stores before it are seen after the wait
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("barrier.cluster.arrive.release;\n" ::: "memory");
-#endif
 }
 __device__ __forceinline__ void cluster_arrive_relaxed() {  // no ordering: only "this block has started"
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -345,24 +328,21 @@ __device__ __forceinline__ unsigned cluster_shared(const void* local, unsigned r
 #endif
   return remote;
 }
-__device__ __forceinline__ void store_cluster_shared(unsigned address, float a, float b, float c, float d) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("st.shared::cluster.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"r"(address), "f"(a), "f"(b), "f"(c), "f"(d) : "memory");
-#endif
-}
 
-// PAIR_ASYNC: the box's mbarriers, one per phase, each expecting its phase's bytes from the
-// partner (set up by one thread at the kernel's start, before the cluster's first arrive).
+// The box's mbarriers, one per paired row, each expecting that row's bytes from the partner
+// (set up by one thread at the kernel's start, before the cluster's first arrive); a 16-byte
+// st.async into the partner's box, counted in bytes on one of its mbarriers; and the wait
+// until row `row`'s bytes have all landed here.
 __device__ __forceinline__ unsigned long long* box_barriers() {
   extern __shared__ __align__(16) float shared[];
   return reinterpret_cast<unsigned long long*>(shared + STAGE_FLOATS_SPLIT + BOX_BYTES / sizeof(float));
 }
 __device__ __forceinline__ void prepare_box_barriers() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  for (int phase = 0; phase < BOX_PHASES; ++phase) {
-    const unsigned bar = static_cast<unsigned>(__cvta_generic_to_shared(box_barriers() + phase));
+  for (int row = 0; row < PAIR_ROWS; ++row) {
+    const unsigned bar = static_cast<unsigned>(__cvta_generic_to_shared(box_barriers() + row));
     asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(bar) : "memory");
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(BOX_BYTES / BOX_PHASES) : "memory");
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(ROW_BYTES) : "memory");
   }
   asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
 #endif
@@ -374,9 +354,9 @@ __device__ __forceinline__ void store_async(unsigned address, float a, float b, 
                : "memory");
 #endif
 }
-__device__ __forceinline__ void wait_box(int phase) {
+__device__ __forceinline__ void wait_box(int row) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  const unsigned bar = static_cast<unsigned>(__cvta_generic_to_shared(box_barriers() + phase));
+  const unsigned bar = static_cast<unsigned>(__cvta_generic_to_shared(box_barriers() + row));
   asm volatile(
       "{\n .reg .pred done;\n"
       "WAIT_BOX_%=:\n"
@@ -394,12 +374,10 @@ __device__ __forceinline__ void wait_box(int phase) {
 // of the other half into its partner's box (shared memory past the stages, [row][j/4][thread]:
 // a warp's 16-byte stores side by side). While they fly it stores its other rows to its own
 // slice z, as without pairing. Once the partner's rows have landed it adds them to what it
-// kept (two terms: the same bits in either order) and stores the sums to slice 2c. PAIR_ASYNC:
-// the rows cross as st.async, each counted in bytes on the mbarrier of its phase in the
-// partner's box, and a block waits for each phase in turn, so that it stores the sums of the
-// first rows while the last ones still cross; there is no release fence and no barrier after
-// the k loop. Otherwise: plain remote stores, then a barrier across the cluster (its arrive
-// releases them, its wait acquires the partner's).
+// kept (two terms: the same bits in either order) and stores the sums to slice 2c. The rows
+// cross as st.async, each counted in bytes on its own mbarrier in the partner's box, and a
+// block waits for each row in turn, so that it stores the sums of the first rows while the
+// last ones still cross; there is no release fence and no barrier after the k loop.
 template <int KEEP>
 __device__ __forceinline__ void store_pair(const sgemm::Problem& p, float (&acc)[THREAD_TILE_Y][THREAD_TILE_X], float* partials,
                                            int ld_partials, int block_row, int block_col, int thread_x, int thread_y, int tid) {
@@ -407,8 +385,7 @@ __device__ __forceinline__ void store_pair(const sgemm::Problem& p, float (&acc)
   extern __shared__ __align__(16) float shared[];
   float4* box = reinterpret_cast<float4*>(shared + STAGE_FLOATS_SPLIT);  // [PAIR_ROWS][VECTORS][THREADS]
   const unsigned remote = cluster_shared(box, 1 - KEEP);
-  const unsigned remote_barriers = cluster_shared(box_barriers(), 1 - KEEP);  // PAIR_ASYNC
-  constexpr int PHASE_ROWS = BOX_PHASES > 0 ? PAIR_ROWS / BOX_PHASES : 1;
+  const unsigned remote_barriers = cluster_shared(box_barriers(), 1 - KEEP);
   cluster_wait();  // the partner has started (its arrive at the kernel's start): its shared memory is there to write
 #pragma unroll
   for (int i = 0; i < PAIR_ROWS; ++i)
@@ -416,12 +393,9 @@ __device__ __forceinline__ void store_pair(const sgemm::Problem& p, float (&acc)
     for (int j = 0; j < THREAD_TILE_X; j += 4) {
       const int send = (1 - KEEP) * HALF + i;
       const unsigned to = remote + ((i * VECTORS + j / 4) * THREADS + tid) * sizeof(float4);
-      if constexpr (PAIR_ASYNC)  // counted on the partner's mbarrier of row i's phase
-        store_async(to, acc[send][j], acc[send][j + 1], acc[send][j + 2], acc[send][j + 3], remote_barriers + i / PHASE_ROWS * 8);
-      else
-        store_cluster_shared(to, acc[send][j], acc[send][j + 1], acc[send][j + 2], acc[send][j + 3]);
+      // counted on the partner's mbarrier of row i
+      store_async(to, acc[send][j], acc[send][j + 1], acc[send][j + 2], acc[send][j + 3], remote_barriers + i * 8);
     }
-  if constexpr (!PAIR_ASYNC) cluster_arrive();  // this block's half of the paired rows is on its way
   auto store = [&](float* slice, int i, int j, float4 v) {
     const int row = block_row + tile_row(thread_y, i);
     const int col = block_col + tile_col(thread_x, j);  // a multiple of 4, as is ld_partials
@@ -433,11 +407,10 @@ __device__ __forceinline__ void store_pair(const sgemm::Problem& p, float (&acc)
 #pragma unroll
     for (int j = 0; j < THREAD_TILE_X; j += 4)
       if (i % HALF >= PAIR_ROWS) store(own, i, j, make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]));
-  if constexpr (!PAIR_ASYNC) cluster_wait();  // the partner's half of the paired rows has landed here
   float* pair = partials + std::size_t(blockIdx.z & ~1u) * p.M * ld_partials;
 #pragma unroll
   for (int i = 0; i < PAIR_ROWS; ++i) {
-    if (PAIR_ASYNC && i % PHASE_ROWS == 0) wait_box(i / PHASE_ROWS);  // this phase's rows have all landed here
+    wait_box(i);  // the partner's row i has landed here
 #pragma unroll
     for (int j = 0; j < THREAD_TILE_X; j += 4) {
       const int keep = KEEP * HALF + i;
@@ -448,14 +421,8 @@ __device__ __forceinline__ void store_pair(const sgemm::Problem& p, float (&acc)
 }
 
 // Where tile number t of the stream-K kernel lies in the grid of tiles (row, column):
-// column by column (TILE_GROUP = 0), or in groups of TILE_GROUP tile rows, column by column
-// inside each group, so that the blocks running at once cover fewer panels of A and B.
-__device__ __forceinline__ int2 tile_position(int t, int tiles_m, int tiles_n) {
-  if (TILE_GROUP == 0 || TILE_GROUP >= tiles_m) return make_int2(t % tiles_m, t / tiles_m);
-  const int per_group = TILE_GROUP * tiles_n, first = t / per_group * TILE_GROUP, in = t % per_group;
-  const int rows = min(TILE_GROUP, tiles_m - first);  // the last group may be short
-  return make_int2(first + in % rows, in / rows);
-}
+// column by column, down each column of tiles before the next.
+__device__ __forceinline__ int2 tile_position(int t, int tiles_m) { return make_int2(t % tiles_m, t / tiles_m); }
 
 // One block's tile of C. SPLIT: the block computes one piece of K (blockIdx.z) and writes
 // its raw sums A*B (no alpha, no beta) to partials, [gridDim.z][M][ld_partials], where
@@ -482,10 +449,10 @@ __device__ __forceinline__ void block_gemm(const sgemm::Problem& p, int k_tiles_
   // its partner's shared memory only once the partner runs (store_pair waits for it).
   if constexpr (SPLIT)
     if (PAIR_ROWS > 0 && cluster_blocks() == 2) {
-      if (PAIR_ASYNC && tid == 0) prepare_box_barriers();  // before the arrive: the partner's first st.async comes after it
+      if (tid == 0) prepare_box_barriers();  // before the arrive: the partner's first st.async comes after it
       cluster_arrive_relaxed();
     }
-  const int2 seg_at = STREAM ? tile_position(seg_tile, sgemm::ceil_div(p.M, BM), sgemm::ceil_div(p.N, BN)) : int2{};
+  const int2 seg_at = STREAM ? tile_position(seg_tile, sgemm::ceil_div(p.M, BM)) : int2{};
   const int block_row = STREAM ? seg_at.x * BM : (SWAP_XY ? blockIdx.x : blockIdx.y) * BM;
   const int block_col = STREAM ? seg_at.y * BN : (SWAP_XY ? blockIdx.y : blockIdx.x) * BN;
   if constexpr (STREAM) __syncthreads();  // every warp is done with the previous segment's stages
@@ -494,8 +461,10 @@ __device__ __forceinline__ void block_gemm(const sgemm::Problem& p, int k_tiles_
   const int thread_x = (warp % WARPS_X) * WARP_SHAPE_X + lane % WARP_SHAPE_X;
   const int thread_y = (warp / WARPS_X) * WARP_SHAPE_Y + lane / WARP_SHAPE_X;
 
-  constexpr bool early_sync = STREAM ? EARLY_SYNC_STREAM : SPLIT ? EARLY_SYNC_SPLIT : EARLY_SYNC;
-  constexpr bool by_column = STREAM ? FFMA_BY_COLUMN_STREAM : SPLIT ? FFMA_BY_COLUMN_SPLIT : FFMA_BY_COLUMN;
+  // The split kernel keeps the barrier at the top of each tile and its FFMAs row by row:
+  // both measured faster there than the unsplit kernel's choices (step 15's page).
+  constexpr bool early_sync = !SPLIT && EARLY_SYNC;
+  constexpr bool by_column = !SPLIT && FFMA_BY_COLUMN;
   float acc[THREAD_TILE_Y][THREAD_TILE_X] = {};  // [TY][TX]: this thread's outputs
   // This block's piece of K: k tiles [k_first / TUNE_SPLIT, + k_tiles); the last may be short.
   const int k_first = STREAM ? seg_k_first * TUNE_SPLIT : SPLIT ? blockIdx.z * k_tiles_per_split * TUNE_SPLIT : 0;
@@ -722,7 +691,7 @@ __global__ void __launch_bounds__(REDUCE_THREADS)
   const int hi = stream_owner(static_cast<long long>(t + 1) * k_tiles - 1, total, blocks);
   if (lo == hi) return;  // one block computed the whole tile and wrote C
   wait_for_producer();
-  const int2 at = tile_position(dp_tiles + t, sgemm::ceil_div(p.M, BM), sgemm::ceil_div(p.N, BN));
+  const int2 at = tile_position(dp_tiles + t, sgemm::ceil_div(p.M, BM));
   const int r = v / (BN / 4), c = v % (BN / 4) * 4;
   const int row = at.x * BM + r, col = at.y * BN + c;
   if (row >= p.M || col >= p.N) return;
@@ -755,7 +724,7 @@ __global__ void __maxnreg__(BESIDE_REDUCE_REGISTERS)
     const int lo = stream_owner(static_cast<long long>(t) * k_tiles, total, blocks);
     const int hi = stream_owner(static_cast<long long>(t + 1) * k_tiles - 1, total, blocks);
     if (lo == hi) continue;  // one block computed the whole tile and wrote C
-    const int2 at = tile_position(dp_tiles + t, sgemm::ceil_div(p.M, BM), sgemm::ceil_div(p.N, BN));
+    const int2 at = tile_position(dp_tiles + t, sgemm::ceil_div(p.M, BM));
     const float4* first = reinterpret_cast<const float4*>(slots + std::size_t(stream_slot(lo, t, total, blocks, k_tiles)) * BM * BN);
 #pragma unroll 2
     for (int v = threadIdx.x; v < VECTORS; v += BESIDE_REDUCE_THREADS) {
@@ -896,15 +865,14 @@ int piece_length(const sgemm::Problem& p, int tiles, int splits) {
 }
 
 // Stream-K's share of `tiles` output tiles of k_tiles k tiles each: none where the tiles
-// fill whole waves or only one; otherwise the last, partial wave, plus STREAM_FULL_WAVES whole
-// waves before it where there are that many more (with 0, as shipped, every block gets less
-// than one tile's worth of iterations). None either where those tiles have fewer iterations
+// fill whole waves or only one; otherwise the last, partial wave, so that every block gets
+// less than one tile's worth of iterations. None either where those tiles have fewer iterations
 // than there are blocks: some blocks' ranges would be empty, and an empty range inside a cut
 // tile has no piece for sgemm_kernel_stream_reduce to add.
 int stream_k_tiles(int tiles, int k_tiles) {
   const int slots = gpu_slots();
   if (!STREAM_K || tiles <= slots || tiles % slots == 0) return 0;
-  const int sk_tiles = tiles % slots + std::min(tiles / slots - 1, STREAM_FULL_WAVES) * slots;
+  const int sk_tiles = tiles % slots;
   return static_cast<long long>(sk_tiles) * k_tiles >= slots ? sk_tiles : 0;
 }
 
@@ -954,7 +922,7 @@ unsigned* stream_blocks_done(int blocks, unsigned& target) {
 }
 
 // A launch that may start before the kernel before it ends: a programmatic dependent launch
-// (OVERLAP_REDUCE) where the kernel was compiled with its griddepcontrol instructions.
+// where the kernel was compiled with its griddepcontrol instructions.
 template <class... Params, class... Args>
 void launch_overlapped(void (*kernel)(Params...), dim3 grid, dim3 block, int shared_bytes, cudaStream_t stream, Args... args) {
   cudaLaunchConfig_t config = {};
@@ -964,14 +932,14 @@ void launch_overlapped(void (*kernel)(Params...), dim3 grid, dim3 block, int sha
   config.stream = stream;
   cudaLaunchAttribute overlap = {};
   overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  overlap.val.programmaticStreamSerializationAllowed = OVERLAP_REDUCE && waits_for_producer(kernel) ? 1 : 0;
+  overlap.val.programmaticStreamSerializationAllowed = waits_for_producer(kernel) ? 1 : 0;
   config.attrs = &overlap;
   config.numAttrs = 1;
   CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, args...));
 }
 
-// STREAM_FIRST's order pays only where its launches overlap: programmatic launches
-// (OVERLAP_REDUCE), kernels compiled with griddepcontrol, and a reduction block that fits in
+// STREAM_FIRST's order pays only where its launches overlap: kernels compiled with
+// griddepcontrol (programmatic launches), and a reduction block that fits in
 // the registers a block of whole tiles leaves free on an SM (registers are allocated to a
 // thread in steps of 8). Otherwise the reduction's small blocks would run after the whole
 // tiles, far slower than step 17's reduction, so step 17's launches are taken instead.
@@ -985,7 +953,7 @@ bool beside_fits() {
     CUDA_CHECK(cudaFuncGetAttributes(&tiles, sgemm_kernel_whole_tiles<B_ALIGNED>));
     CUDA_CHECK(cudaFuncGetAttributes(&reduce, sgemm_kernel_stream_reduce_beside));
     auto allocated = [](int registers, int threads) { return (registers + 7) / 8 * 8 * threads; };
-    return OVERLAP_REDUCE && waits_for_producer(sgemm_kernel_stream_reduce_beside) &&
+    return waits_for_producer(sgemm_kernel_stream_reduce_beside) &&
            allocated(tiles.numRegs, THREADS) + allocated(reduce.numRegs, BESIDE_REDUCE_THREADS) <= sm_registers;
   }();
   return fits;
@@ -1011,8 +979,7 @@ void launch_kernels(const sgemm::Problem& p, cudaStream_t stream) {
   const int k_tiles_per_split = piece_length(p, grid.x * grid.y, chosen);
   const int splits = sgemm::ceil_div(k_tiles, k_tiles_per_split);  // no piece left empty
   const int tiles = grid.x * grid.y;
-  const int sk_tiles = splits == 1 ? stream_k_tiles(tiles, k_tiles)
-                       : STREAM_K && STREAM_SPLIT_SHAPES && static_cast<long long>(tiles) * k_tiles >= gpu_slots() ? tiles : 0;
+  const int sk_tiles = splits == 1 ? stream_k_tiles(tiles, k_tiles) : 0;  // a split K: no stream-K
   if (sk_tiles > 0) {  // stream-K: gpu_slots() blocks; its iterations first (STREAM_FIRST), or after the whole tiles
     sgemm::took_path("stream-K", sk_tiles);
     const int blocks = gpu_slots(), dp_tiles = tiles - sk_tiles;
