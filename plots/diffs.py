@@ -49,9 +49,9 @@ def _command(steps: list[str], previous: str, step: str) -> str:
 
 
 def diff_sizes_section(repo: Path, steps: list[str]) -> str:
-    """Code lines added/removed and re-tuned knobs of each step against the step before it."""
+    """Code lines added/removed and re-tuned knobs of each step against the step it builds on."""
     body = []
-    for previous, step in previous_steps(steps):
+    for previous, step in previous_steps(steps, repo):
         old, new = step_source(repo, previous), step_source(repo, step)
         if old and new:
             added, removed, retuned = diff_counts(old, new)
@@ -102,8 +102,9 @@ def _diff_block(repo: Path, old: Path, new: Path, old_number: int, new_number: i
 STEP_DIFFS_TEMPLATE = """\
 # What each step changes
 
-Each step is a small edit of the step before it. The table counts the lines of the kernel's
-`.cu` file that each step adds and removes relative to the previous step, apart from re-tuned
+Each step is a small edit of the step it builds on: the step before it, or the one its
+header names (step 21 builds on step 13). The table counts the lines of the kernel's `.cu`
+file that each step adds and removes relative to that step, apart from re-tuned
 knobs: a tunable line (`constexpr int NAME = VALUE;`) whose value alone changed is listed
 under "re-tuned knobs" instead; "plain diff" counts every changed line, knobs included
 (`scripts/stepdiff.py`, with Python's difflib). Run the command in the last column from the

@@ -25,7 +25,7 @@ def retunes_section(repo: Path, steps: list[str], gpus: list[GpuResults]) -> str
     blocks = []
     for gpu in [gpu for gpu in gpus if gpu.tuning] or [None]:
         body = []
-        for previous, step in previous_steps(steps):
+        for previous, step in previous_steps(steps, repo):
             old, new = step_source(repo, previous), step_source(repo, step)
             if not (old and new):
                 continue

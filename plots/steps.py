@@ -39,7 +39,26 @@ def step_source(repo: Path, step: str) -> Path | None:
     return candidates[0] if len(candidates) == 1 else None
 
 
-def previous_steps(steps: list[str]) -> list[tuple[str, str]]:
-    """Neighbouring (previous, step) pairs of kernel steps; step 00 (cuBLAS) is in none."""
+PREVIOUS = re.compile(r"previous:\s*(\d+_\w+)")
+
+
+def named_previous(repo: Path, step: str) -> str | None:
+    """The step a step's header says it builds on ("// Step 21 - ...  previous: 13_multi_stage")."""
+    source = step_source(repo, step)
+    if source is None:
+        return None
+    with source.open(encoding="utf-8") as f:
+        match = PREVIOUS.search(f.readline())
+    return match.group(1) if match else None
+
+
+def previous_steps(steps: list[str], repo: Path | None = None) -> list[tuple[str, str]]:
+    """(previous, step) pairs of kernel steps; step 00 (cuBLAS) is in none. A step's previous is
+    the one its header names where the repository is given and that step exists, else the step
+    before it."""
     kernels = [step for step in steps if step_number(step) != 0]
-    return list(zip(kernels, kernels[1:]))
+    pairs = []
+    for before, step in zip(kernels, kernels[1:]):
+        named = named_previous(repo, step) if repo is not None else None
+        pairs.append((named if named in kernels else before, step))
+    return pairs

@@ -56,7 +56,7 @@ def step_tunables_section(repo: Path, steps: list[str], step: str,
     values = step_tunables(repo, step)
     if not values:
         return "_This step has no tunables._"
-    previous = dict((new, old) for old, new in previous_steps(steps)).get(step)
+    previous = dict((new, old) for old, new in previous_steps(steps, repo)).get(step)
     before = step_tunables(repo, previous) if previous else {}
     label = f"step {step_number(previous):02d}" if previous else "step before"
     body = []

@@ -45,9 +45,15 @@ resolve_step() {
   esac
 }
 
-# Prints the step before $1, skipping step 00 (the cuBLAS reference).
+# Prints the step $1 builds on: the one its header names ("previous: NN_slug"), else the step
+# before it, skipping step 00 (the cuBLAS reference).
 previous_step() {
-  local step previous=""
+  local step previous="" named
+  named=$(head -n 1 "$repo/$(kernel_of "$1")" 2>/dev/null | sed -nE 's/.*previous: *([0-9]+_[A-Za-z0-9_]+).*/\1/p')
+  if [[ -n "$named" && -d "$repo/steps/$named" ]]; then
+    echo "$named"
+    return
+  fi
   while read -r step; do
     if [[ "$step" == "$1" ]]; then
       [[ -n "$previous" ]] || die "step $1 has no previous step to compare with"

@@ -1,0 +1,29 @@
+"""The step pages' pictures: docs/pictures/NN_name.svg, drawn from the steps' knobs and
+heuristics by plots/pictures_tiles.py (geometry) and plots/pictures_time.py (time and the
+split of work), so that a picture stays true when a knob moves."""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from typing import Callable
+
+PICTURES_DIR = Path("docs") / "pictures"
+MODULES = ("plots.pictures_tiles", "plots.pictures_time")
+
+
+def drawers() -> dict[str, Callable[[Path], str]]:
+    """Every picture's file name and the function that draws it (a name drawn twice is a bug)."""
+    found: dict[str, Callable[[Path], str]] = {}
+    for name in MODULES:
+        module = importlib.import_module(name)
+        for file, draw in module.PICTURES.items():
+            if file in found:
+                raise ValueError(f"{file} is drawn by two modules")
+            found[file] = draw
+    return found
+
+
+def picture_files(repo: Path) -> dict[Path, bytes]:
+    """docs/pictures/*.svg and their content."""
+    return {repo / PICTURES_DIR / file: draw(repo).encode("utf-8") for file, draw in sorted(drawers().items())}
