@@ -31,8 +31,8 @@ CHANGED = {
     ("12_double_buffer", "launch"): "two stages in dynamic shared memory: the launch raises the block's limit",
     ("13_multi_stage", "wait_copies"): "a ring of stages: wait until only the STAGES - 2 newest copy groups fly",
     ("15_split_k", "launch"): "split-K: the number of splits is chosen from the shape, partial sums reduced",
-    ("15_split_k", "outer_product"): "the FFMA order is a template parameter: the split kernel keeps row by row "
-                                     "(FFMA_BY_COLUMN_SPLIT), the unsplit one follows FFMA_BY_COLUMN",
+    ("15_split_k", "outer_product"): "the FFMA order is a template parameter: the split kernel keeps row by row, "
+                                     "the unsplit one follows FFMA_BY_COLUMN",
     ("16_stream_k", "launch"): "stream-K: where the last wave of tiles is partial, one block per SM and a reduction of the cut tiles",
     ("16_stream_k", "block_gemm"): "block_gemm<SPLIT, STREAM>: the stream-K kernel calls it once per segment (a tile and a range of its k tiles) and stores C or the segment's piece",
     ("17_aligned_copies", "copy_tile_elements"): "B's copy path fixed at compile time (B_ALIGNED), tested at run time only without ALIGNED_KERNELS",
@@ -53,9 +53,10 @@ CHANGED = {
     ("21_tf32x3_mma", "copy_tile"): "the tiles keep A untransposed ([BM][TUNE_SPLIT])",
     ("21_tf32x3_mma", "load_fragments"): "fragments in the mma.sync m16n8k8 layout, A and B both",
     ("21_tf32x3_mma", "launch"): "one 1-D block of warps, each a 64 x 32 tile of C",
-    ("24_warp_specialized", "store_c"): "64-bit row offsets into C (the step has no at())",
-    ("24_warp_specialized", "launch"): "TMA tensor maps of A and B; one block per tile, in groups of block rows",
-    ("24_warp_specialized", "main"): "run_step(..., 90): the sm_90a kernel runs on compute capability 9.0 only",
+    ("22_wgmma", "store_c"): "64-bit row offsets into C (the step has no at())",
+    ("22_wgmma", "launch"): "rows of A and B made 16-byte aligned for the copies; one block per tile, in groups of block rows",
+    ("22_wgmma", "main"): "run_step(..., 90): the sm_90a kernel runs on compute capability 9.0 only",
+    ("23_tma_mbarrier", "launch"): "TMA tensor maps of A and B in place of the pointers the copies read",
 }
 IGNORED = {"sgemm_kernel"}  # the idea itself
 FIRST_KERNEL_STEP = "01_initial"  # step 00 calls cuBLAS: nothing of it is shared
