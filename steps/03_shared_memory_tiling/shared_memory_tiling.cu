@@ -4,6 +4,8 @@
 // Why:    in step 02 every thread fetches all of its K products from L1/L2 on its own. Now a
 //         block loads each element of a tile once and THREADS_X (for A) or THREADS_Y (for B)
 //         threads reuse it, so global/L2 traffic drops by that factor.
+// Where:  copy_tile (one tile of A and of B into shared memory) and sgemm_kernel's k_tile loop
+//         (copy, barrier, the products from sA and sB, barrier).
 // Watch:  L1/L2 throughput falls, shared-memory loads (LDS) appear in the inner loop, and
 //         the __syncthreads barriers (two per tile) start to cost.
 // Build alone: mkdir -p build-alone && nvcc -std=c++20 -O3 -arch=sm_80 -Icommon common/*.cpp common/*.cu steps/03_shared_memory_tiling/shared_memory_tiling.cu -lcublas -o build-alone/shared_memory_tiling

@@ -4,6 +4,7 @@
 // Why:    blocks are launched in blockIdx.x order, so neighbours in x run at the same time.
 //         Which operand they share (a row panel of A, or a column panel of B) decides what
 //         the L2 cache must hold; the better order is found by measuring both.
+// Where:  block_row and block_col in sgemm_kernel, and the grid in launch (SWAP_XY).
 // Watch:  L2 hit rate and DRAM traffic (lts__t_sector_hit_rate, dram__bytes_read).
 // Build alone: mkdir -p build-alone && nvcc -std=c++20 -O3 -arch=sm_80 -Icommon common/*.cpp common/*.cu steps/04_swap_xy_ij_mappings/swap_xy_ij_mappings.cu -lcublas -o build-alone/swap_xy_ij_mappings
 #include "sgemm.cuh"

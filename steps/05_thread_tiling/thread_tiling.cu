@@ -5,6 +5,8 @@
 // Why:    in step 04 every FMA needs two shared-memory loads. With a TY x TX thread tile, one
 //         k step reads TY + TX values and does TY * TX FMAs (8 x 8: 16 loads for 64 FMAs),
 //         and a bigger block tile reuses each global load BM or BN times instead of 32.
+// Where:  BM and BN at the top; sgemm_kernel's acc[THREAD_TILE_Y][THREAD_TILE_X], the i and j loops
+//         of its math and of its store.
 // Watch:  FFMA share of issued instructions; registers per thread (no spills).
 // Build alone: mkdir -p build-alone && nvcc -std=c++20 -O3 -arch=sm_80 -Icommon common/*.cpp common/*.cu steps/05_thread_tiling/thread_tiling.cu -lcublas -o build-alone/thread_tiling
 #include "sgemm.cuh"

@@ -4,6 +4,8 @@
 // Why:    step 05 leaves it to the compiler to notice that sA[..][k] is reused across j and
 //         sB[k][..] across i; writing the fragments out makes the reuse explicit, so each
 //         shared value is loaded exactly once per k (TY + TX loads for TY * TX FMAs).
+// Where:  sgemm_kernel's k loop: a_frag and b_frag read from shared memory once per k, then the
+//         outer product from them.
 // Watch:  LDS count per FFMA in the SASS; registers per thread (fragments add TY + TX).
 // Build alone: mkdir -p build-alone && nvcc -std=c++20 -O3 -arch=sm_80 -Icommon common/*.cpp common/*.cu steps/06_register_caching/register_caching.cu -lcublas -o build-alone/register_caching
 #include "sgemm.cuh"

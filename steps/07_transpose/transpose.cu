@@ -8,6 +8,8 @@
 //         a_frag is contiguous: LDS.128 along M, THREAD_TILE_Y + THREAD_TILE_X floats per k.
 //         The price: the copy into shared memory now writes down columns, and those stores
 //         can collide in one bank.
+// Where:  copy_tile (A stored as sA[k][r], copied in runs of A_COPY_RUN k) and sgemm_kernel (sA's
+//         shape; a_frag read along M).
 // Watch:  short_scoreboard stalls (waits on shared memory); shared-memory bank conflicts on
 //         the stores (l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st).
 // Build alone: mkdir -p build-alone && nvcc -std=c++20 -O3 -arch=sm_80 -Icommon common/*.cpp common/*.cu steps/07_transpose/transpose.cu -lcublas -o build-alone/transpose

@@ -8,6 +8,8 @@
 //         b_frag (a broadcast), so a squarer warp reads fewer distinct bytes per k; and
 //         with interleaved vectors those bytes are one contiguous run, so a 16-byte load
 //         takes one shared-memory wavefront instead of two (no bank conflicts).
+// Where:  thread_x and thread_y in sgemm_kernel (the warp's WARP_SHAPE_X x WARP_SHAPE_Y rectangle);
+//         tile_row and tile_col (the interleaved 4-wide vectors).
 // Watch:  shared-memory wavefronts per LDS and bank conflicts
 //         (l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld, ..._bank_conflicts_...).
 // Build alone: mkdir -p build-alone && nvcc -std=c++20 -O3 -arch=sm_80 -Icommon common/*.cpp common/*.cu steps/08_warp_reshape/warp_reshape.cu -lcublas -o build-alone/warp_reshape

@@ -7,6 +7,8 @@
 //         directly, so a thread issues all of its copies back to back and the loads of the
 //         whole tile are in flight together. Out-of-range elements are zero-filled by the
 //         copy itself (source size 0).
+// Where:  copy_or_zero (cp.async, zero-fill by source size); copy_tile (tiles inside A and B
+//         without zero-fill); wait_copies before the barrier in sgemm_kernel.
 // Watch:  LDGSTS in the SASS instead of LDG + STS; stall reasons "long scoreboard" fall.
 // Build alone: mkdir -p build-alone && nvcc -std=c++20 -O3 -arch=sm_80 -Icommon common/*.cpp common/*.cu steps/09_async_loads/async_loads.cu -lcublas -o build-alone/async_loads
 #include "sgemm.cuh"

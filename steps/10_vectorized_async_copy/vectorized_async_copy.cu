@@ -9,6 +9,8 @@
 //         address fault), so the padding must be a multiple of the vector (+2, +4).
 //         A is still copied one float at a time: it is transposed on its way into shared
 //         memory, and a vector copy cannot scatter its four floats into four rows.
+// Where:  copy_vector_or_zero and the B half of copy_tile_elements (COPY_VECTOR floats per
+//         cp.async); B_PAD in sB's rows.
 // Watch:  LDGSTS.E.128 in the SASS for B; fewer issued instructions per tile.
 // Build alone: mkdir -p build-alone && nvcc -std=c++20 -O3 -arch=sm_80 -Icommon common/*.cpp common/*.cu steps/10_vectorized_async_copy/vectorized_async_copy.cu -lcublas -o build-alone/vectorized_async_copy
 #include "sgemm.cuh"

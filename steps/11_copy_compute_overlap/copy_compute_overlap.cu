@@ -6,6 +6,8 @@
 //         copy and the math take turns. Here the copy of the next tile is in flight while
 //         the math of this one runs. The price is registers: the tile's fragments,
 //         TUNE_SPLIT * (THREAD_TILE_Y + THREAD_TILE_X) floats, are held at once.
+// Where:  sgemm_kernel's k_tile loop: the whole tile's fragments into registers, a barrier, the
+//         next tile's copy_tile, then the math from registers.
 // Watch:  the SASS order: the compiler may hoist the math above the second barrier (it
 //         does here; README.md shows it), which undoes the overlap but saves the registers.
 // Build alone: mkdir -p build-alone && nvcc -std=c++20 -O3 -arch=sm_80 -Icommon common/*.cpp common/*.cu steps/11_copy_compute_overlap/copy_compute_overlap.cu -lcublas -o build-alone/copy_compute_overlap

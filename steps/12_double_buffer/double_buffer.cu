@@ -8,6 +8,9 @@
 //         copy never overwrites what is being read, so the fragments can be read one k at a
 //         time again (2 * (TY + TX) registers instead of TUNE_SPLIT * (TY + TX)), and the
 //         register double buffer keeps the next shared-memory loads in flight during FMAs.
+// Where:  sgemm_kernel: sA and sB as two stages in dynamic shared memory, the next tile copied into
+//         stage ^ 1, load_fragments one k ahead of the math; launch raises the block's
+//         shared-memory limit.
 // Watch:  registers per thread; barrier stalls (one per tile); FFMA issue share.
 // Build alone: mkdir -p build-alone && nvcc -std=c++20 -O3 -arch=sm_80 -Icommon common/*.cpp common/*.cu steps/12_double_buffer/double_buffer.cu -lcublas -o build-alone/double_buffer
 #include "sgemm.cuh"

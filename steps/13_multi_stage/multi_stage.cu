@@ -6,6 +6,8 @@
 // Why:    with two stages a tile's copy has one tile of math to land in, and the block
 //         waits at the barrier whenever a copy takes longer (a DRAM miss, a busy L2). With
 //         STAGES - 1 tiles in flight a slow copy has STAGES - 1 tiles of math to hide in.
+// Where:  sgemm_kernel: the prologue (STAGES - 1 tiles in flight) and the k_tile loop's ring
+//         (stage, fill_stage); commit_copies and wait_copies<STAGES - 2>.
 // Watch:  long_scoreboard and barrier stalls; shared memory per block (STAGES x 32.5 KB at
 //         128 x 128 x 32): three stages still let two blocks share an SM, four do not.
 // Build alone: mkdir -p build-alone && nvcc -std=c++20 -O3 -arch=sm_80 -Icommon common/*.cpp common/*.cu steps/13_multi_stage/multi_stage.cu -lcublas -o build-alone/multi_stage

@@ -16,6 +16,9 @@
 //         stored as 16-byte vectors where aligned: VECTOR_C). The FFMAs of a k are written
 //         column by column (FFMA_BY_COLUMN): measured faster, with fewer dispatch stalls; the
 //         compiler's register allocation, which follows that order, is the suspected cause.
+// Where:  THREAD_TILE_X = 16 at the top; sgemm_kernel's k loop (#pragma unroll K_UNROLL; the
+//         EARLY_SYNC wait and barrier before a tile's last k), outer_product (FFMA_BY_COLUMN),
+//         store_c4 and the store loop (VECTOR_C).
 // Watch:  registers and spills (-Xptxas -v); FFMA share and LDS.128 count in the SASS;
 //         sm__pipe_fma_cycles_active; no_instruction, short_scoreboard and dispatch stalls; waves (512
 //         blocks at 4096^3).

@@ -10,6 +10,8 @@
 //         the split one keeps the barrier at the top of each tile and its FFMAs row by row:
 //         both measured faster there. The reduction is a programmatic dependent launch
 //         (sm_90): its launch overlaps the split kernel's end.
+// Where:  block_gemm<SPLIT> (a piece's k range, its sums to partials), sgemm_kernel_split,
+//         sgemm_kernel_split_reduce, choose_splits and partial_sums_tile_times, and launch.
 // Watch:  the split chosen per shape (choose_splits); the reduction kernel's time next to
 //         the GEMM's; the same bits on every run (no float atomics: a fixed summation order).
 // Build alone: mkdir -p build-alone && nvcc -std=c++20 -O3 -arch=sm_80 -Icommon common/*.cpp common/*.cu steps/15_split_k/split_k.cu -lcublas -o build-alone/split_k

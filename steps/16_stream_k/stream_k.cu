@@ -11,6 +11,8 @@
 //         with too few tiles: stream-K over all tiles there was measured slower. The
 //         partial wave alone, not one more whole wave with it: the stream part shares fewer
 //         A and B panels in L2.
+// Where:  sgemm_kernel_stream (with stream_start, stream_owner, stream_slot), block_gemm's STREAM
+//         segments, sgemm_kernel_stream_reduce, stream_k_tiles, and launch.
 // Watch:  the reduction kernel's time next to the GEMM's; the same bits on every run (no
 //         float atomics: pieces added in block order, which is k order); L2 hit rate.
 // Build alone: mkdir -p build-alone && nvcc -std=c++20 -O3 -arch=sm_80 -Icommon common/*.cpp common/*.cu steps/16_stream_k/stream_k.cu -lcublas -o build-alone/stream_k

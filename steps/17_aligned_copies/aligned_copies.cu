@@ -12,6 +12,8 @@
 //         one-float copies, of which one side never runs. Predicated-off instructions still
 //         take issue slots and queue for the load/store unit: in step 16 each thread issues
 //         56 copy instructions per k tile where 24 do the work.
+// Where:  the B_ALIGNED template parameter, from launch through launch_kernels, the kernels and
+//         block_gemm down to copy_tile_elements, where b_aligned becomes a constant.
 // Watch:  LDGSTS in the SASS (no predicated pairs); issue slots; the lg_throttle stall; the
 //         registers (the unused path's addresses no longer held).
 // Build alone: mkdir -p build-alone && nvcc -std=c++20 -O3 -arch=sm_80 -Icommon common/*.cpp common/*.cu steps/17_aligned_copies/aligned_copies.cu -lcublas -o build-alone/aligned_copies

@@ -13,6 +13,9 @@
 //         16.6 us of 2.76 ms at 4096^3, all of it on the critical path. Done first, the cut
 //         tiles' pieces are ready while the GPU still has three waves of whole tiles to run,
 //         and the reduction's loads and stores hide under their FFMAs.
+// Where:  sgemm_kernel_stream_only, sgemm_kernel_whole_tiles, sgemm_kernel_stream_reduce_beside,
+//         stream_blocks_done, launch_overlapped, beside_fits, and the STREAM_FIRST branch of
+//         launch_kernels.
 // Watch:  the time at the stream-K shapes (4096^3, 8192^3) against step 17; the split and
 //         single-wave shapes run step 17's code; the registers of the two new kernels
 //         (a block of whole tiles must leave room for a reduction block).

@@ -8,6 +8,7 @@
 //         on 132 SMs, so 4 SMs idle for the whole kernel. Pieces of 63 and a last piece of 4
 //         take a k tile (1.6%) off every long block's time; the 32 short blocks, 8 to an idle
 //         SM, take about 32 k tiles' time.
+// Where:  piece_length, and launch_kernels, which takes the k tiles per piece from it.
 // Watch:  the time at 1024 x 1024 x 8192 (and K-heavy shapes like it) against step 18; where
 //         no shorter piece pays (1024^3, 256 x 256 x 16384, the stream-K shapes) the launches
 //         are step 18's.

@@ -9,6 +9,9 @@
 //         reads them back, about 9 us of 55 moving data through L2 after the k loops end. Pairs
 //         halve both; the halves they exchange travel between SMs of one GPC instead of
 //         through L2.
+// Where:  store_pair and the cluster and mbarrier helpers before it; block_gemm's start and end
+//         (SPLIT); sgemm_kernel_split_reduce (pair_rows); gpu_pair_slots; the paired launch in
+//         launch_kernels.
 // Watch:  the time at 1024^3 and 256 x 256 x 16384 (even pieces) against step 19; shapes with an
 //         odd number of pieces or a short last piece (1024 x 1024 x 8192) run step 19's launches.
 // Build alone: mkdir -p build-alone && nvcc -std=c++20 -O3 -arch=sm_80 -Icommon common/*.cpp common/*.cu steps/20_paired_pieces/paired_pieces.cu -lcublas -o build-alone/paired_pieces
