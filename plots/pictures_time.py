@@ -221,7 +221,7 @@ def plan(repo: Path, number: int, m: int, n: int, k: int, sms: int = SMS) -> Pla
     splits = cdiv(k_tiles, length)
     sk_tiles = 0
     if number >= 16 and knob("STREAM_K", True) and splits == 1 and tiles > slots and tiles % slots:  # stream_k_tiles
-        sk_tiles = tiles % slots + min(tiles // slots - 1, knob("STREAM_FULL_WAVES", 0)) * slots
+        sk_tiles = tiles % slots  # the partial last wave
         sk_tiles = sk_tiles if sk_tiles * k_tiles >= slots else 0
     unshortened = cdiv(k_tiles, chosen)
     if sk_tiles:
