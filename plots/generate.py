@@ -8,6 +8,7 @@ from pathlib import Path
 from plots.diffs import STEP_DIFFS_TEMPLATE, diff_sizes_section, diff_vs_sections
 from plots.figures import plot_files
 from plots.margins import margins_section
+from plots.pictures import picture_files
 from plots.markers import update_sections
 from plots.profile_tables import (glossary_figures_section, profile_summary_section,
                                   step_compare_section, step_profile_section)
@@ -86,6 +87,10 @@ def generate(repo: Path, results_dir: Path) -> dict[Path, bytes]:
              lambda: tunable_values_section(repo, directories, meanings))):
         if path.is_file():
             add(path, update_sections(path, {name: content()}))
+    # The pages' pictures, drawn from the steps' knobs and heuristics; a repository without
+    # steps (a test's) has none.
+    if directories:
+        outputs.update(picture_files(repo))
     return outputs
 
 

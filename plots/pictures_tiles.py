@@ -1545,15 +1545,14 @@ def draw_wgmma_layout(repo: Path) -> Canvas:
     cv.text(20, y0 - 50, f"the block's C tile, {bm} x {bn}", size=10, weight="bold")
     for c in range(consumers):
         cv.rect(x0 + c * wm * s0, y0, wm * s0, bm * s0, fill=shades[c % len(shades)], edge=INK)
-        label = f"consumer\nwarp-\ngroup {c + 1}" if wm * s0 >= 75 else f"WG\n{c + 1}"
+        label = f"warp-\ngroup\n{c + 1} of {consumers}" if wm * s0 >= 75 else f"WG\n{c + 1}"
         cv.text(x0 + (c + 0.5) * wm * s0, y0 + bm * s0 / 2, label, size=8.5, ha="center")
     cv.span(x0, y0 - 8, x0 + wm * s0, y0 - 8, f"{wm} columns", side=-1, color=INK, size=8.5)
     cv.span(x0 - 8, y0, x0 - 8, y0 + bm * s0, f"{bm}\nrows", side=-1, color=INK, size=8.5)
     cv.text(
         20,
         y0 + bm * s0 + 10,
-        f"Warpgroup 0 produces (copies\ntiles, splits A); warpgroups\n1-{consumers} each own {wm} "
-        f"columns.",
+        f"{consumers} warpgroups multiply,\neach {wm} columns (step 24\nadds a producer warpgroup).",
         size=9,
         va="top",
     )
@@ -1570,7 +1569,7 @@ def draw_wgmma_layout(repo: Path) -> Canvas:
     cv.text(
         dx + bm * s1 / 2,
         dy + wm * s1 / 2,
-        f"D: {wm} x {bm}, registers of\nconsumer warpgroup 1:\nC^T, its {wm} columns x\n"
+        f"D: {wm} x {bm}, registers of\nwarpgroup 1 of {consumers}:\nC^T, its {wm} columns x\n"
         f"{bm} rows of C, in FP32",
         size=9,
         ha="center",
