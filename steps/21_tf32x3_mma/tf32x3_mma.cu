@@ -37,8 +37,6 @@ constexpr int MMA_TILES_X = SGEMM_KNOB(MMA_TILES_X, 4);  // 8-column mma tiles p
 constexpr int MMA_TILES_Y = SGEMM_KNOB(MMA_TILES_Y, 4);  // 16-row mma tiles per warp along M
 constexpr int PASSES = SGEMM_KNOB(PASSES, 3);       // tensor-core products per multiply-add: 3 (3xTF32) or 1 (TF32)
 constexpr bool FAST_SPLIT = SGEMM_KNOB(FAST_SPLIT, true);  // split without the clamp; a block whose outputs come out NaN does it again with it
-constexpr bool ROUND_BIG = SGEMM_KNOB(ROUND_BIG, true);   // big = x rounded to TF32 (false: x itself, which the tensor core truncates)
-constexpr bool CVT_SPLIT = SGEMM_KNOB(CVT_SPLIT, false);  // big = cvt.rna.satfinite.tf32.f32 x (saturates Inf to TF32_MAX: no redo needed)
 constexpr int CHUNK_TILES = SGEMM_KNOB(CHUNK_TILES, 1);     // k tiles per truncating chunk (folded into the FP32 sums after each)
 constexpr bool VECTOR_C = SGEMM_KNOB(VECTOR_C, true);    // C stored as 16-byte vectors where it is aligned (false: one float at a time)
 
@@ -231,9 +229,6 @@ __device__ __forceinline__ void load_fragments(Fragments& f, const float (&sA)[B
 // pattern, then clear the 13 bits TF32 does not keep. small = x - big is exact in FP32 and at
 // most 2^-11 of x; the tensor core reads its top 19 bits (it truncates the low 13), so big and
 // small carry 22 of x's 24 significant bits. Three instructions per value.
-// With ROUND_BIG false, big is x itself: the tensor core reads only its top 19 bits, i.e. x
-// truncated to TF32, and small = x - (x truncated) is up to 2^-10 of x: two instructions, and
-// a larger (and one-sided) rest for the tensor core to truncate.
 // Inf and NaN: an Inf input makes small = Inf - Inf = NaN, and an x within half a TF32 place
 // of FP32's largest value rounds to big = Inf and small = -Inf; either way every output that
 // input reaches comes out NaN. The CAREFUL split first clamps x to TF32's range (two more
@@ -251,20 +246,12 @@ __device__ __forceinline__ void split(float x, float& big, float& small) {
     unsigned bits;
     asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(bits) : "f"(x));
     big = __uint_as_float(bits);
-  } else if constexpr (CVT_SPLIT) {
-    unsigned bits;
-    asm("cvt.rna.satfinite.tf32.f32 %0, %1;" : "=r"(bits) : "f"(x));
-    big = __uint_as_float(bits);
-    small = x - big;
   } else if constexpr (CAREFUL) {
     big = round_to_tf32(fminf(fmaxf(x, -TF32_MAX), TF32_MAX));
     small = x - big;
-  } else if constexpr (ROUND_BIG) {
+  } else {
     big = round_to_tf32(x);
     small = x - big;
-  } else {
-    small = x - __uint_as_float(__float_as_uint(x) & 0xffffe000u);
-    big = x;
   }
 }
 
@@ -400,7 +387,7 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) sgemm_kernel(sgemm::Probl
     tiny_k_products(acc, p.K, sA[0], sB[0], warp_row, warp_col, lane);
   } else {
     block_product<!FAST_SPLIT>(p, acc, sA, sB, block_row, block_col, warp_row, warp_col, tid, lane);
-    if constexpr (FAST_SPLIT && PASSES == 3 && !CVT_SPLIT) {
+    if constexpr (FAST_SPLIT && PASSES == 3) {
       // A NaN among the block's outputs: an Inf or a NaN in its rows of A or columns of B
       // (finite inputs never make one here). Then the whole block computes its outputs again
       // with the careful split, which gets Inf and NaN right; with finite inputs this costs one
