@@ -171,7 +171,9 @@ std::string usage(const std::string& program) {
     << "  --no-cublas-timing          do not time cuBLAS (the ratio column is then empty)\n"
     << "  --record-failures           time and write a shape that fails its check (verified = 0;\n"
     << "                              exit code still 1), e.g. for a TF32 context point\n"
-    << "  --reps N                    timed repetitions, at most 10000 (default: about 1 s per shape)\n"
+    << "  --reps N                    timed repetitions, at most 10000 (default: about --time-ms per shape)\n"
+    << "  --time-ms MS                how long the step's timed runs of a shape take, 10..60000, when\n"
+    << "                              --reps is not given (default 1000; 5 to 200 repetitions)\n"
     << "  --warmup N                  untimed runs first, at most 1000 (default 2)\n"
     << "outputs:\n"
     << "  --csv FILE                  append one row per timed shape (header written if new)\n"
@@ -196,7 +198,7 @@ Options parse_args(int argc, const char* const* argv) {
   static const std::set<std::string> kFlags = {"--check", "--time-only", "--no-cublas-timing",
                                                 "--record-failures", "--specials", "--requirements"};
   static const std::set<std::string> kWithValue = {
-      "--size", "--sizes", "-m", "-n", "-k", "--alpha", "--beta", "--seed", "--reps", "--warmup", "--device",
+      "--size", "--sizes", "-m", "-n", "-k", "--alpha", "--beta", "--seed", "--reps", "--time-ms", "--warmup", "--device",
       "--csv", "--variant", "--load-a", "--load-b", "--load-c", "--save-c", "--ld-pad", "--sms", "--expect-path"};
   auto is_option = [&](const std::string& a) {
     return a == "-h" || a == "--help" || kFlags.count(a) || kWithValue.count(a);
@@ -252,6 +254,8 @@ Options parse_args(int argc, const char* const* argv) {
       o.seed = parse_u64(v, "seed");
     } else if (arg == "--reps") {
       o.reps = parse_int(v, "reps", 1, kMaxReps);
+    } else if (arg == "--time-ms") {
+      o.time_ms = parse_int(v, "time-ms", 10, 60000);
     } else if (arg == "--warmup") {
       o.warmup = parse_int(v, "warmup", 0, kMaxWarmup);
     } else if (arg == "--device") {
@@ -297,7 +301,7 @@ Options parse_args(int argc, const char* const* argv) {
   if (has("--check") && has("--time-only")) throw UsageError("--check and --time-only exclude each other; give one");
   if (has("--check")) {
     o.mode = Mode::CheckOnly;
-    for (const char* timing : {"--reps", "--warmup", "--no-cublas-timing"})
+    for (const char* timing : {"--reps", "--time-ms", "--warmup", "--no-cublas-timing"})
       if (has(timing))
         throw UsageError(std::string(timing) + " belongs to timing, and --check does not time; drop one of them");
     if (has("--csv") && !has("--record-failures"))  // --check writes rows only with --record-failures

@@ -33,7 +33,8 @@ struct Options {
   std::vector<Shape> shapes{{4096, 4096, 4096}};
   float alpha = 1.0f;
   float beta = 0.0f;
-  int reps = 0;      // 0: chosen per shape so each implementation is timed for ~1 s
+  int reps = 0;      // 0: chosen per shape so each implementation is timed for ~time_ms
+  int time_ms = 1000;  // --time-ms: the step's timed runs per shape, when --reps is not given
   int warmup = 2;
   std::uint64_t seed = 2024;
   Mode mode = Mode::CheckAndTime;

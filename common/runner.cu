@@ -429,11 +429,11 @@ class ShapeRun {
       }
     }
     int reps = o_.reps;
-    if (reps == 0) {  // about one second of the step, at least 5 and at most 200 repetitions
+    if (reps == 0) {  // about --time-ms of the step (1 s by default), at least 5 and at most 200 repetitions
       reset_step_c();
       flush_l2(0);
       const float estimate = timed(run_step_once);
-      reps = std::clamp(int(std::ceil(1000.0f / std::max(estimate, 1e-3f))), 5, 200);
+      reps = std::clamp(int(std::ceil(float(o_.time_ms) / std::max(estimate, 1e-3f))), 5, 200);
     }
     Times t;
     for (int rep = 0; rep < reps; ++rep) {  // interleaved, so both see the same clocks

@@ -189,6 +189,11 @@ TEST_CASE("empty values and options in place of values are errors") {
 TEST_CASE("repetitions are capped") {
   CHECK(parse({"--reps", "10000", "--warmup", "1000"}).reps == kMaxReps);
   CHECK(contains(error_of({"--reps", "2147483647"}), "reps must be at most 10000"));
+  CHECK(parse({}).time_ms == 1000);
+  CHECK(parse({"--time-ms", "100"}).time_ms == 100);
+  CHECK(contains(error_of({"--time-ms", "5"}), "at least 10"));
+  CHECK(contains(error_of({"--time-ms", "60001"}), "at most 60000"));
+  CHECK(contains(error_of({"--check", "--time-ms", "100"}), "--time-ms belongs to timing"));
   CHECK(contains(error_of({"--warmup", "2147483647"}), "warmup must be at most 1000"));
 }
 
