@@ -9,9 +9,14 @@
 # another GPU) is listed as skipped, not failed. --tuning NAME builds with tunings/NAME.txt;
 # --sms N runs every step on N of the GPU's SMs (an emulation of a smaller GPU, green
 # contexts) and writes to results/<gpu>/emulations/<tuning>-<N>-sms/ instead.
+# --survey runs the shape survey instead of the standard sizes: every survey.* set of
+# tests/shapes.txt (45 shapes in six kinds), each shape timed for about 100 ms (--time-ms 100)
+# beside cuBLAS, into results/<gpu>/survey/<step>.csv; no TF32 control, and the plots and
+# tables are regenerated only with --plots. Not with --sizes or --sms.
 #
 #   scripts/bench.sh [--build DIR] [--sizes LIST] [--steps "01_initial 12_double_buffer"] [--no-plots]
 #                    [--tuning NAME] [--sms N]
+#   scripts/bench.sh --survey [--build DIR] [--steps "..."] [--tuning NAME] [--plots]
 # Exit codes: 0 done (steps that cannot run on this GPU listed as skipped); 1 a step failed
 # its check or a CUDA error (its other rows are still written); 2 a bad option; 3 no GPU; 4 the
 # results are written but the plots and tables were not regenerated (scripts/regenerate.sh
@@ -25,18 +30,31 @@ steps=""
 plots=1
 tuning=""
 sms=""
+survey=0
+sizes_given=0
+plots_given=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --build) build=$2; shift 2 ;;
-    --sizes) sizes=$2; shift 2 ;;
+    --sizes) sizes=$2; sizes_given=1; shift 2 ;;
     --steps) steps=$2; shift 2 ;;
-    --no-plots) plots=0; shift ;;
+    --no-plots) plots=0; plots_given=0; shift ;;
+    --plots) plots=1; plots_given=1; shift ;;
     --tuning) tuning=$2; shift 2 ;;
     --sms) sms=$2; shift 2 ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    --survey) survey=1; shift ;;
+    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
     *) echo "bench.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
+if [ "$survey" = 1 ]; then
+  if [ "$sizes_given" = 1 ] || [ -n "$sms" ]; then
+    echo "bench.sh: --survey runs the survey's own shapes on the whole GPU; it takes neither --sizes nor --sms" >&2
+    exit 2
+  fi
+  sizes=$(survey_shapes)
+  plots=${plots_given:-0}  # the survey regenerates the plots and tables only when asked (--plots)
+fi
 
 if ! gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1) || [ -z "$gpu" ]; then
   echo "bench.sh: no NVIDIA GPU found (nvidia-smi); the benchmarks need one. scripts/regenerate.sh" \
@@ -52,7 +70,10 @@ cmake --build "$build" -j "$(nproc)"
 [ -n "$steps" ] || steps=$(list_steps)
 out="results/$slug"
 run_args=()
-if [ -n "$sms" ]; then  # an emulation: its own folder, never read as this GPU's (or another's) results
+if [ "$survey" = 1 ]; then  # its own folder, never mixed with the bench rows of results/<gpu>/*.csv
+  out="results/$slug/survey"
+  run_args=(--time-ms 100)
+elif [ -n "$sms" ]; then  # an emulation: its own folder, never read as this GPU's (or another's) results
   out="results/$slug/emulations/${tuning:-default}-$sms-sms"
   run_args=(--sms "$sms")
   plots=0
@@ -72,7 +93,7 @@ for step in $steps; do
     *) failed+=("$step") ;;
   esac
 done
-if [ -z "$sms" ]; then
+if [ -z "$sms" ] && [ "$survey" = 0 ]; then
   mkdir -p "results/$slug/controls"
   csv="results/$slug/controls/cublas_tf32.csv"
   rm -f "$csv"

@@ -5,14 +5,15 @@
 #
 #   scripts/device_run.sh OUT_DIR PHASE...
 #   phases: build  test  sanitize  sass  bench[=SIZES]  sweep=FILE (one sweep.py argument line per line)
+#           survey (bench.sh --survey: every survey.* shape of tests/shapes.txt, results/<gpu>/survey/)
 #           faults (planted bugs must be caught)  accuracy (both margins of the FP32-grade limit)
 #           ncu=STEP[,STEP...]  (profiler metrics at 4096)
 #           compare=FILE (profiled variants for the pages' comparison tables; see below)
 #           emulate-test=TUNING:SMS  the GPU suite built with tunings/TUNING.txt, run on SMS SMs
 #           emulate-bench=TUNING:SMS bench.sh's sizes with that build on SMS SMs (results/<gpu>/emulations/)
 #           tune=STEPS[:MINUTES]     scripts/tune.sh for these steps ("all": every step)
-# Environment: CTEST_REGEX (test: only the tests it matches), CTEST_TIMEOUT, BENCH_STEPS (bench: only
-# these steps), EMU_STEPS / EMU_SIZES (emulate-bench), SANITIZE_STEPS (sanitize).
+# Environment: CTEST_REGEX (test: only the tests it matches), CTEST_TIMEOUT, BENCH_STEPS (bench and
+# survey: only these steps), EMU_STEPS / EMU_SIZES (emulate-bench), SANITIZE_STEPS (sanitize).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
@@ -78,6 +79,12 @@ for phase in "$@"; do
       scripts/bench.sh --build "$build" --sizes "$sizes" --no-plots ${BENCH_STEPS:+--steps "$BENCH_STEPS"} \
         > "$logs/bench.log" 2>&1 || status=1
       grep -E "^[0-9]{2}_| 4096 " "$logs/bench.log" >> "$out/summary.txt"
+      ;;
+    survey)
+      note survey
+      scripts/bench.sh --build "$build" --survey --no-plots ${BENCH_STEPS:+--steps "$BENCH_STEPS"} \
+        > "$logs/survey.log" 2>&1 || status=1
+      grep -E "^[0-9]{2}_|FAILED|skipped" "$logs/survey.log" >> "$out/summary.txt"
       ;;
     sweep=*)
       file=${phase#sweep=}

@@ -5,6 +5,8 @@
     step_source(step)       steps/NN_slug/<slug>.cu
     shapes(name)            the sizes of a named set of tests/shapes.txt, e.g. "faults.edges"
     gpu_groups()            the GPU suite's sets: (name, sizes, alpha, beta, further options)
+    survey()                the shape survey's sets in file order: (kind, sizes), kind being the
+                            set's name after "survey." (scripts/bench.sh --survey runs them all)
     ncu_metrics(*sets)      the metric names of those sets of scripts/ncu_metrics.txt
     cmake_cache(build, v)   a setting of a configured build (the architectures live there)
 """
@@ -40,6 +42,11 @@ def shapes(name: str) -> str:
 def gpu_groups() -> list[tuple[str, str, str, str, list[str]]]:
     return [(fields[0].removeprefix("gpu."), fields[1], fields[2], fields[3], fields[4:])
             for fields in _records(ROOT / "tests" / "shapes.txt") if fields[0].startswith("gpu.")]
+
+
+def survey() -> list[tuple[str, str]]:
+    return [(fields[0].removeprefix("survey."), fields[1])
+            for fields in _records(ROOT / "tests" / "shapes.txt") if fields[0].startswith("survey.")]
 
 
 def ncu_metrics(*sets: str) -> list[str]:

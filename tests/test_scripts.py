@@ -140,6 +140,33 @@ class Variants(unittest.TestCase):
         self.assertEqual(sweep.variant_name("TUNE_SPLIT=16;MIN_BLOCKS=2"), "TUNE_SPLIT_16_MIN_BLOCKS_2")
 
 
+def stand_in_bench(tmp: str, step_exit: int, *args: str):
+    """bench.sh in a copy of the scripts under tmp, with a stand-in GPU, CMake and step 01 (which
+    writes a row to its --csv and its arguments beside its binary; the TF32 control writes
+    ARGS too) and pip without an index. Returns (the finished process, the copy's root)."""
+    repo, fake = Path(tmp, "repo"), Path(tmp, "bin")
+    for path in ("scripts/bench.sh", "scripts/lib.sh", "scripts/regenerate.sh", "scripts/ensure_deps.sh",
+                 "tests/shapes.txt", "plots/requirements.txt"):
+        (repo / path).parent.mkdir(parents=True, exist_ok=True)
+        (repo / path).write_bytes((project.ROOT / path).read_bytes())
+        (repo / path).chmod(0o755)
+    (repo / "steps" / "01_initial").mkdir(parents=True)
+    fake.mkdir()
+    scripts = {fake / "nvidia-smi": "echo 'NVIDIA Stand-In GPU'",
+               fake / "cmake": "exit 0",
+               repo / "build" / "bin" / "01_initial": 'echo "$@" > "$0.args"; echo "step,gflops" > "$4"; '
+                                                      'echo "01_initial,1" >> "$4"; exit %d' % step_exit,
+               repo / "build" / "bin" / "control_cublas_tf32": 'echo "$@" > "$0.args"; exit 1'}
+    for path, body in scripts.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("#!/bin/sh\n" + body + "\n")
+        path.chmod(0o755)
+    env = dict(os.environ, PATH="%s:%s" % (fake, os.environ["PATH"]), PIP_NO_INDEX="1",
+               PIP_CONFIG_FILE=os.devnull)
+    r = subprocess.run(["bash", str(repo / "scripts" / "bench.sh"), *args], env=env, capture_output=True, text=True)
+    return r, repo
+
+
 class BenchWithoutPlotPackages(unittest.TestCase):
     """bench.sh on a GPU machine where the plot tool's packages cannot be installed: the results
     stay, one line says the plots were not regenerated, and exit code 4 tells that apart from a
@@ -147,26 +174,7 @@ class BenchWithoutPlotPackages(unittest.TestCase):
 
     def run_bench(self, step_exit, *args):
         with tempfile.TemporaryDirectory() as tmp:
-            repo, fake = Path(tmp, "repo"), Path(tmp, "bin")
-            for path in ("scripts/bench.sh", "scripts/lib.sh", "scripts/regenerate.sh", "scripts/ensure_deps.sh",
-                         "tests/shapes.txt", "plots/requirements.txt"):
-                (repo / path).parent.mkdir(parents=True, exist_ok=True)
-                (repo / path).write_bytes((project.ROOT / path).read_bytes())
-                (repo / path).chmod(0o755)
-            (repo / "steps" / "01_initial").mkdir(parents=True)
-            fake.mkdir()
-            scripts = {fake / "nvidia-smi": "echo 'NVIDIA Stand-In GPU'",
-                       fake / "cmake": "exit 0",
-                       repo / "build" / "bin" / "01_initial": 'echo "step,gflops" > "$4"; echo "01_initial,1" >> "$4"; '
-                                                              "exit %d" % step_exit,
-                       repo / "build" / "bin" / "control_cublas_tf32": "exit 1"}
-            for path, body in scripts.items():
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_text("#!/bin/sh\n" + body + "\n")
-                path.chmod(0o755)
-            env = dict(os.environ, PATH="%s:%s" % (fake, os.environ["PATH"]), PIP_NO_INDEX="1",
-                       PIP_CONFIG_FILE=os.devnull)
-            r = subprocess.run(["bash", str(repo / "scripts" / "bench.sh"), *args], env=env, capture_output=True, text=True)
+            r, repo = stand_in_bench(tmp, step_exit, *args)
             results = repo / "results" / "nvidia-stand-in-gpu" / "01_initial.csv"
             return r, results.is_file()
 
@@ -192,6 +200,52 @@ class BenchWithoutPlotPackages(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("bench.sh: skipped, as they cannot run on this GPU (each said why above): 01_initial", r.stdout)
         self.assertNotIn("FAILED", r.stdout + r.stderr)
+
+
+class BenchSurvey(unittest.TestCase):
+    """bench.sh --survey: the survey.* sets of tests/shapes.txt, timed for about 100 ms a shape,
+    into results/<gpu>/survey/, without the TF32 control or the plots; never with --sizes or --sms."""
+
+    def test_rejects_sizes_and_sms(self):
+        for args in (["--survey", "--sms", "88"], ["--sizes", "1024", "--survey"]):
+            with self.subTest(args=args), tempfile.TemporaryDirectory() as tmp:
+                r, repo = stand_in_bench(tmp, 0, *args)
+                self.assertEqual(r.returncode, 2, r.stderr)
+                self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+                self.assertRegex(r.stderr, r"^bench\.sh: --survey .*--sizes.*--sms")
+                self.assertFalse((repo / "results").exists())
+                self.assertFalse((repo / "build" / "bin" / "01_initial.args").exists())
+
+    def test_survey_rows_go_to_their_own_folder(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            r, repo = stand_in_bench(tmp, 0, "--survey", "--steps", "01_initial")
+            self.assertEqual(r.returncode, 0, r.stderr)  # 0, not 4: no plots were asked for
+            gpu = repo / "results" / "nvidia-stand-in-gpu"
+            self.assertTrue((gpu / "survey" / "01_initial.csv").is_file())
+            self.assertFalse((gpu / "01_initial.csv").exists())
+            self.assertFalse((gpu / "controls").exists())
+            self.assertFalse((repo / "build" / "bin" / "control_cublas_tf32.args").exists())
+            args = (repo / "build" / "bin" / "01_initial.args").read_text().split()
+            sizes = ",".join(sizes for _, sizes in project.survey())
+            self.assertEqual(args[:2], ["--sizes", sizes])
+            self.assertEqual(args[-2:], ["--time-ms", "100"])
+            self.assertEqual(len(sizes.split(",")), 45)
+            self.assertIn("results in results/nvidia-stand-in-gpu/survey/", r.stdout)
+
+    def test_survey_plots_only_when_asked(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            r, _ = stand_in_bench(tmp, 0, "--survey", "--plots")
+            self.assertEqual(r.returncode, 4, r.stderr)  # asked, and pip has no index here
+
+    def test_lib_sh_survey_helpers(self):
+        kinds = project.survey()
+        self.assertEqual([kind for kind, _ in kinds], ["squares", "odd", "transformer", "skinny", "small", "k_heavy"])
+        self.assertEqual(lib_sh("survey_shapes").strip(), ",".join(sizes for _, sizes in kinds))
+        for kind, sizes in kinds:
+            self.assertEqual(lib_sh("survey_kind", sizes.split(",")[-1]).strip(), kind)
+        self.assertEqual(lib_sh("survey_kind", "1000x1000x1000").strip(), "squares")
+        with self.assertRaises(subprocess.CalledProcessError):
+            lib_sh("survey_kind", "4096")
 
 
 if __name__ == "__main__":
