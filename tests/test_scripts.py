@@ -230,6 +230,10 @@ class BenchSurvey(unittest.TestCase):
             self.assertEqual(args[:2], ["--sizes", sizes])
             self.assertEqual(args[-2:], ["--time-ms", "100"])
             self.assertEqual(len(sizes.split(",")), 45)
+            cubes = [s if "x" in s else f"{s}x{s}x{s}" for s in sizes.split(",")]
+            bench = [s if "x" in s else f"{s}x{s}x{s}" for s in project.shapes("bench").split(",")]
+            self.assertEqual(len(set(cubes)), 45, "no shape twice in the survey")
+            self.assertFalse(set(cubes) & set(bench), "the survey's shapes are not the bench's")
             self.assertIn("results in results/nvidia-stand-in-gpu/survey/", r.stdout)
 
     def test_survey_plots_only_when_asked(self):
