@@ -5,7 +5,8 @@ Run from the repository root (scripts/regenerate.sh sets up the pinned virtualen
     python3 -m plots [--results DIR] [--repo DIR] [--check]
 
 Inputs:  results/<gpu-slug>/<step>.csv, .../tuning/<step>.csv, .../controls/cublas_tf32.csv;
-         optionally .../profiles/ncu_4096.csv, sass_stats.txt and compare_4096.csv;
+         optionally .../profiles/ncu_4096.csv, sass_stats.txt and compare_4096.csv, and
+         .../survey/<step>.csv (the shape survey, its kinds from tests/shapes.txt);
          each step's .cu file (its tunables) and docs/tunables.md (their meanings)
 Outputs: docs/plots/<gpu-slug>/*.png (and .svg for the journey and the headline plot);
          docs/tuning/<step>.md;

@@ -17,6 +17,7 @@ from plots.results import load_results
 from plots.retunes import retunes_section
 from plots.shapes import overview_shapes_section, step_shapes_section
 from plots.steps import step_dirs, step_sort_key
+from plots.survey import SURVEY_PAGE, load_survey, survey_plot_files, survey_section
 from plots.tables import (accuracy_plot_section, speeds_sections, step_results_section,
                           summary_section)
 from plots.schema import display_path, warn
@@ -37,18 +38,24 @@ def generate(repo: Path, results_dir: Path) -> dict[Path, bytes]:
     for missing in undescribed(repo, directories, meanings):
         warn(f"{display_path(repo / TUNABLES_DOC)}: no row for {missing}")
 
+    # The shape survey (results/<gpu>/survey/): its own rows, never the bench's.
+    surveys = load_survey(results_dir, repo)
+
     outputs: dict[Path, bytes] = {}
     for gpu in gpus:
         if gpu.rows:
             outputs.update(plot_files(gpu, steps, repo))
     plots = set(outputs)
+    for survey in surveys:
+        if survey.rows:  # none where every row failed its check
+            outputs.update(survey_plot_files(survey, steps, repo))
 
     def add(path: Path, content: bytes | None) -> None:
         if content is not None:
             outputs[path] = content
 
     for md_file in (repo / "README.md", repo / "docs" / "overview.md"):
-        sections = {"results-summary": summary_section(gpus, steps, md_file, repo),
+        sections = {"results-summary": summary_section(gpus, steps, md_file, repo, surveys),
                     "speed-vs-accuracy": accuracy_plot_section(gpus, plots, md_file, repo)}
         if md_file == repo / "docs" / "overview.md":
             sections["profile-summary"] = profile_summary_section(profiles, steps)
@@ -82,6 +89,8 @@ def generate(repo: Path, results_dir: Path) -> dict[Path, bytes]:
     if methodology.is_file() and (margins := margins_section(repo, results_dir)) is not None:
         add(methodology, update_sections(methodology, {"accuracy-margins": margins}))
     for path, name, content in (
+            (repo / SURVEY_PAGE, "survey",
+             lambda: survey_section(surveys, steps, repo / SURVEY_PAGE, repo)),
             (repo / "docs" / "glossary.md", "profiler-figures", glossary_figures_section),
             (repo / TUNABLES_DOC, "tunable-values",
              lambda: tunable_values_section(repo, directories, meanings))):

@@ -8,6 +8,8 @@
                                             accuracy plot and (divided by 3, as the 3xTF32
                                             ceiling) in the journey plot, never as a step
                                             or in a "% of cuBLAS" figure
+    results/<gpu-slug>/survey/<step>.csv    the shape survey: read by plots/survey.py, never
+                                            here (the *.csv above are the folder's own files)
 """
 
 from __future__ import annotations

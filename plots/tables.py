@@ -13,6 +13,7 @@ from plots.markdown import (MISSING, accuracy_cells, accuracy_note, cublas_gflop
                             ratio_cell, relative_link, size_cell, with_unverified_note)
 from plots.results import GpuResults
 from plots.steps import step_number
+from plots.survey import SURVEY_PAGE, Survey, geomean_percent
 
 NO_RESULTS = "_No results yet: run the benchmarks, then `scripts/regenerate.sh`._"
 ACCURACY_SIZE = HEADLINE_SIZES[-1]  # the summary's accuracy columns are at this size
@@ -21,8 +22,9 @@ NO_ACCURACY_PLOT = ("_No speed-against-accuracy plot yet: no results row carries
 
 
 def summary_section(gpus: list[GpuResults], steps: list[str], md_file: Path,
-                    repo: Path) -> str:
-    """The results-summary block of README.md and docs/overview.md."""
+                    repo: Path, surveys: list[Survey] = ()) -> str:
+    """The results-summary block of README.md and docs/overview.md; a GPU with survey rows
+    (plots/survey.py) gets a column of each step's geometric mean over the survey."""
     gpus = [gpu for gpu in gpus if gpu.rows]
     if not gpus:
         return NO_RESULTS
@@ -32,23 +34,36 @@ def summary_section(gpus: list[GpuResults], steps: list[str], md_file: Path,
               + [f"error RMS (u) at {ACCURACY_SIZE}", f"vs cuBLAS at {ACCURACY_SIZE}"])
     blocks = []
     for gpu in gpus:
-        body = []
+        survey = next((s for s in surveys if s.slug == gpu.slug and s.rows), None)
+        body, partial = [], False
         for step in steps:
             rows = [gpu.row(step, size) for size in sizes]
             body.append([step]
                         + [gflops_cell(row, row.gflops) if row else MISSING for row in rows]
                         + [percent_of_cublas(row) for row in rows]
                         + accuracy_cells(gpu.row(step, ACCURACY_SIZE)))
+            if survey is not None:
+                cell, short = geomean_percent(survey, step)
+                body[-1].append(cell)
+                partial |= short
         plots_dir = repo / "docs" / "plots" / gpu.slug
 
         def link(name: str) -> str:
             return relative_link(plots_dir / name, md_file)
 
         used = [row for row in (gpu.row(s, size) for s in steps for size in sizes) if row]
+        table = md_table(header + (["% of cuBLAS, survey geomean"] if survey else []), body)
+        notes = [accuracy_note(md_file, repo)]
+        if survey is not None:
+            notes.append(
+                f"The survey column: the geometric mean of the step's speed over cuBLAS SGEMM, "
+                f"timed in the same run, at the {len(survey.shapes)} shapes of the "
+                f"[shape survey]({relative_link(repo / SURVEY_PAGE, md_file)})"
+                + ("; (n of N): the step has checked rows at only n of them." if partial else "."))
         blocks.append("\n\n".join([
             f"### {gpu.name}",
-            with_unverified_note(md_table(header, body), used),
-            accuracy_note(md_file, repo),
+            with_unverified_note(table, used),
+            *notes,
             f"![GFLOPS per step at M=N=K=2048 and 4096 on {gpu.name}]"
             f"({link(HEADLINE_PLOT + '.png')})",
             f"More plots: [the journey, every step at every bench shape with the FP32 FFMA "
