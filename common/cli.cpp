@@ -31,6 +31,7 @@ int parse_int(const std::string& text, const std::string& what, int min, int max
     throw UsageError(what + " must be an integer, got '" + printable(text) + "'");
   if (ec == std::errc::result_out_of_range || v > std::numeric_limits<int>::max())
     throw UsageError(what + " is too large: '" + printable(text) + "'");
+  if (v < std::numeric_limits<int>::min()) throw UsageError(what + " is too small: '" + printable(text) + "'");
   if (v < min) throw UsageError(what + " must be at least " + std::to_string(min) + ", got " + printable(text));
   if (v > max) throw UsageError(what + " must be at most " + std::to_string(max) + ", got " + printable(text));
   return static_cast<int>(v);
@@ -148,6 +149,18 @@ void check_dims(const Shape& s) {
                        " (grids put up to " + name + " / 16 blocks on grid.y, which holds 65535)");
 }
 
+std::string inputs_label(const Options& o) {
+  std::vector<std::string> items;
+  if (!o.load_a.empty()) items.push_back("loaded");
+  if (o.specials) items.push_back("specials");
+  if (o.exponents) items.push_back("exponents=" + std::to_string(o.exp_a) + "," + std::to_string(o.exp_b));
+  if (o.pad_a || o.pad_b || o.pad_c)
+    items.push_back("ld-pad=" + std::to_string(o.pad_a) + "," + std::to_string(o.pad_b) + "," + std::to_string(o.pad_c));
+  std::string label;
+  for (const std::string& item : items) label += (label.empty() ? "" : ";") + item;
+  return label;
+}
+
 std::string usage(const std::string& program) {
   std::ostringstream u;
   u << "usage: " << program << " [options]\n"
@@ -165,6 +178,9 @@ std::string usage(const std::string& program) {
     << "  --specials                  plant +-Inf, NaN and values near FLT_MAX (some rounding past it\n"
     << "                              in TF32) into a few rows of A, columns of B (and C if beta != 0);\n"
     << "                              NaN and +-Inf outputs must then match the FP64 reference's class\n"
+    << "  --exponents EA,EB           multiply A by 2^EA, B by 2^EB (and C by 2^(EA+EB)), each value in\n"
+    << "                              FP64 then rounded to float: tiny, huge or subnormal inputs\n"
+    << "                              (EA, EB in -140..127), e.g. -134,120 for a wholly subnormal A\n"
     << "modes:\n"
     << "  --check                     verify only, no timing\n"
     << "  --time-only                 time only, no verification\n"
@@ -199,7 +215,8 @@ Options parse_args(int argc, const char* const* argv) {
                                                 "--record-failures", "--specials", "--requirements"};
   static const std::set<std::string> kWithValue = {
       "--size", "--sizes", "-m", "-n", "-k", "--alpha", "--beta", "--seed", "--reps", "--time-ms", "--warmup", "--device",
-      "--csv", "--variant", "--load-a", "--load-b", "--load-c", "--save-c", "--ld-pad", "--sms", "--expect-path"};
+      "--csv", "--variant", "--load-a", "--load-b", "--load-c", "--save-c", "--ld-pad", "--sms", "--expect-path",
+      "--exponents"};
   auto is_option = [&](const std::string& a) {
     return a == "-h" || a == "--help" || kFlags.count(a) || kWithValue.count(a);
   };
@@ -286,6 +303,25 @@ Options parse_args(int argc, const char* const* argv) {
       o.load_c = file_name();
     } else if (arg == "--save-c") {
       o.save_c = file_name();
+    } else if (arg == "--exponents") {
+      const auto comma = v.find(',');
+      if (comma == std::string::npos || v.find(',', comma + 1) != std::string::npos)
+        throw UsageError("--exponents takes two comma-separated integers EA,EB (A is multiplied by 2^EA, B by 2^EB), "
+                         "got '" + printable(v) + "'");
+      auto exponent = [&](const std::string& text, const char* what) {
+        const int e = parse_int(text, what, std::numeric_limits<int>::min());
+        if (e > kMaxExponent)
+          throw UsageError(std::string(what) + " must be at most " + std::to_string(kMaxExponent) + ", got " +
+                           printable(text) + ": values near 1 times 2^" + printable(text) +
+                           " pass FLT_MAX (3.4e38)");
+        if (e < kMinExponent)
+          throw UsageError(std::string(what) + " must be at least " + std::to_string(kMinExponent) + ", got " +
+                           printable(text) + ": below that almost every input rounds to 0 (the smallest float is "
+                           "2^-149)");
+        return e;
+      };
+      o.exp_a = exponent(v.substr(0, comma), "--exponents EA");
+      o.exp_b = exponent(v.substr(comma + 1), "--exponents EB");
     } else if (arg == "--ld-pad") {
       const auto first = v.find(','), second = v.find(',', first == std::string::npos ? first : first + 1);
       if (first == std::string::npos || second == std::string::npos || v.find(',', second + 1) != std::string::npos)
@@ -333,6 +369,23 @@ Options parse_args(int argc, const char* const* argv) {
     // while 0 * Inf is NaN: there is no one right answer to check against.
     if (o.alpha == 0.0f)
       throw UsageError("--specials needs a non-zero --alpha: with alpha 0, A and B (where the specials are) are not read");
+  }
+  o.exponents = has("--exponents");
+  if (o.exponents) {
+    if (loading)
+      throw UsageError("--exponents scales the harness's random inputs, and loaded files are taken as they are; "
+                       "drop one of them (scale the files instead)");
+    if (o.specials)
+      throw UsageError("--exponents and --specials exclude each other: scaled, the specials near FLT_MAX would no "
+                       "longer be what they test; give one");
+    // A correct FP32 sum must not overflow where the exact one does not: its partial sums
+    // reach K * 2^(EA+EB) (|A|, |B| <= 2^EA, 2^EB).
+    for (const Shape& s : o.shapes)
+      if (std::ldexp(double(s.k), o.exp_a + o.exp_b) > 0x1p126)
+        throw UsageError("--exponents " + std::to_string(o.exp_a) + "," + std::to_string(o.exp_b) + ": at K = " +
+                         std::to_string(s.k) + " an FP32 sum of products up to 2^" +
+                         std::to_string(o.exp_a + o.exp_b) +
+                         " may pass FLT_MAX where the exact one does not; lower EA + EB");
   }
   if (loading) {
     if (!has("--load-a") || !has("--load-b"))

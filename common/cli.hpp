@@ -51,6 +51,11 @@ struct Options {
   // --specials: IEEE special values (Inf, NaN, values near FLT_MAX) planted into the random
   // inputs (inputs.hpp); non-finite outputs are then judged by their class (verify.hpp).
   bool specials = false;
+  // --exponents EA,EB: after the random fill, A is multiplied by 2^EA, B by 2^EB and C by
+  // 2^(EA+EB), each value in FP64 and then rounded to float (inputs.hpp, scale_inputs): tiny,
+  // huge and subnormal input classes, with the FP64 reference computed from those floats.
+  bool exponents = false;
+  int exp_a = 0, exp_b = 0;
   // --sms N: run on N of the GPU's SMs (a green context; the GPU rounds N up to its SM
   // groups), to see how a step's choices and speed move with another GPU's SM count.
   int sms = 0;
@@ -69,6 +74,11 @@ inline constexpr int kGuardCells = 64;
 inline constexpr int kMaxDim = 1000000;
 // Largest --ld-pad value.
 inline constexpr int kMaxPad = 1024;
+// --exponents: each exponent in [kMinExponent, kMaxExponent]. Below 2^-140 few values of
+// [-1, 1] survive as subnormals (the smallest is 2^-149); above 2^127 values near 1 pass
+// FLT_MAX.
+inline constexpr int kMinExponent = -140;
+inline constexpr int kMaxExponent = 127;
 // Largest --reps and --warmup: 10000 repetitions of 8192^3 already take minutes.
 inline constexpr int kMaxReps = 10000;
 inline constexpr int kMaxWarmup = 1000;
@@ -85,6 +95,11 @@ std::vector<Shape> parse_shape_list(const std::string& text);  // comma-separate
 void check_indexable(const Shape& s, int pad_a = 0, int pad_b = 0, int pad_c = 0);
 // M, N and K of a shape that came from files must be at most kMaxDim, as typed ones are.
 void check_dims(const Shape& s);
+
+// What sets a run's inputs apart from the default uniform [-1, 1] ones, for the CSV's `inputs`
+// column: "" for the defaults, else ';'-separated items in this order: "loaded" (--load-a/-b),
+// "specials", "exponents=EA,EB", "ld-pad=PA,PB,PC" (e.g. "exponents=-118,118").
+std::string inputs_label(const Options& o);
 
 // `text` as it may appear inside a one-line message: control and non-ASCII bytes escaped
 // (\n, \xNN), cut to about `max_chars` characters.

@@ -12,7 +12,7 @@ namespace sgemm {
 namespace {
 
 const char* const kColumns[] = {
-    "step", "variant", "m", "n", "k", "alpha", "beta", "reps", "ms_median", "ms_min", "gflops",
+    "step", "variant", "m", "n", "k", "alpha", "beta", "inputs", "reps", "ms_median", "ms_min", "gflops",
     "gflops_best", "cublas_ms_median", "cublas_gflops", "ratio_to_cublas", "max_err_over_bound",
     "err_max_u", "err_rms_u", "cublas_err_max_u", "cublas_err_rms_u", "err_rms_vs_cublas", "verified", "gpu", "sm_count", "sm_clock_mhz", "driver", "runtime", "cublas", "arch",
     "build_type", "git_rev", "tuning", "device_sm_count", "timestamp"};
@@ -47,7 +47,7 @@ std::string to_csv(const ResultRow& r) {
   const Provenance& p = r.prov;
   const std::string fields[] = {
       quote(r.step), quote(r.variant), std::to_string(r.m), std::to_string(r.n), std::to_string(r.k),
-      num(r.alpha), num(r.beta), std::to_string(r.reps), num(r.ms_median), num(r.ms_min),
+      num(r.alpha), num(r.beta), quote(r.inputs), std::to_string(r.reps), num(r.ms_median), num(r.ms_min),
       num(r.gflops), num(r.gflops_best), num(r.cublas_ms_median), num(r.cublas_gflops),
       num(r.ratio_to_cublas), num(r.max_err_over_bound), num_or_empty(r.err_max_u),
       num_or_empty(r.err_rms_u), num_or_empty(r.cublas_err_max_u), num_or_empty(r.cublas_err_rms_u),

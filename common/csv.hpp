@@ -27,6 +27,9 @@ struct ResultRow {
   std::string step, variant;
   int m = 0, n = 0, k = 0;
   float alpha = 1, beta = 0;
+  // What sets the inputs apart from the default uniform [-1, 1] ones (cli.hpp, inputs_label):
+  // "" for the defaults, e.g. "exponents=-118,118"; such rows are never ordinary results.
+  std::string inputs;
   int reps = 0;
   double ms_median = 0, ms_min = 0;
   double gflops = 0, gflops_best = 0;         // from the median and the minimum time

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <bit>
 #include <cfloat>
+#include <cmath>
+#include <cstdio>
 #include <limits>
 #include <set>
 
@@ -149,6 +151,32 @@ std::vector<Planted> plant_specials(std::vector<float>& A, std::vector<float>& B
     }
   }
   return planted;
+}
+
+void scale_inputs(std::vector<float>& A, std::vector<float>& B, std::vector<float>* C, int exp_a, int exp_b) {
+  auto scale = [](std::vector<float>& m, int e) {
+    for (float& x : m) x = static_cast<float>(std::ldexp(double(x), e));  // exact in FP64, one rounding to float
+  };
+  scale(A, exp_a);
+  scale(B, exp_b);
+  if (C) scale(*C, exp_a + exp_b);
+}
+
+Census census(const std::vector<float>& values) {
+  Census c;
+  c.total = values.size();
+  for (const float x : values) {
+    if (x == 0.0f) ++c.zero;
+    else if (std::fpclassify(x) == FP_SUBNORMAL) ++c.subnormal;
+  }
+  return c;
+}
+
+std::string census_line(const Census& c) {
+  auto percent = [&](std::size_t n) { return c.total ? 100.0 * double(n) / double(c.total) : 0.0; };
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "%.3g%% subnormal, %.3g%% zero", percent(c.subnormal), percent(c.zero));
+  return buf;
 }
 
 }  // namespace sgemm

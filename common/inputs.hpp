@@ -1,6 +1,7 @@
 // Seeded random inputs in [-1, 1]. Never constants: A = 1, B = 0.01 hides every
 // transposed index and every missing k term. With --specials, IEEE special values are
-// planted into them (plant_specials below).
+// planted into them (plant_specials below); with --exponents, they are scaled by powers of
+// two into tiny, huge or subnormal classes (scale_inputs below).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -42,5 +43,23 @@ struct Planted {
 };
 std::vector<Planted> plant_specials(std::vector<float>& A, std::vector<float>& B, std::vector<float>* C, int M, int N,
                                     int K, std::uint64_t seed);
+
+// --exponents EA,EB: every value of A multiplied by 2^EA, of B by 2^EB and (if given) of C
+// by 2^(EA+EB), in FP64, then rounded to float (round to nearest even). The floats are the
+// inputs: the FP64 reference and cuBLAS see exactly these. Where a scaled value is a normal
+// float the scaling is exact, so the product A B is the unscaled one times 2^(EA+EB); below
+// 2^-126 values become subnormal floats, rounded to a multiple of 2^-149 (or to 0). The
+// uniform inputs are multiples of 2^-23, so for EA >= -126 even the subnormal ones are exact;
+// below, they lose their low bits. C is scaled so that beta C keeps its weight against
+// alpha A B. Exponents keep every value finite when |values| <= 1 and E <= 127 (cli.hpp).
+void scale_inputs(std::vector<float>& A, std::vector<float>& B, std::vector<float>* C, int exp_a, int exp_b);
+
+// How many values of a matrix are subnormal and how many zero: what --exponents made of it.
+struct Census {
+  std::size_t total = 0, subnormal = 0, zero = 0;
+};
+Census census(const std::vector<float>& values);
+// "12.5% subnormal, 0.4% zero" (percentages of the total, to about 3 digits).
+std::string census_line(const Census& c);
 
 }  // namespace sgemm

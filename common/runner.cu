@@ -1,6 +1,6 @@
 // run_step(): everything a step program does besides its kernel. Per shape:
 //   1. inputs: seeded random in [-1, 1] (with --specials, Inf, NaN and values near FLT_MAX
-//      planted into them) or loaded from .npy
+//      planted into them; with --exponents, scaled by powers of two) or loaded from .npy
 //   2. the reference: alpha A B + beta C and its scale |alpha||A||B| + |beta||C| in FP64
 //      (cuBLAS DGEMM on widened copies), and cuBLAS SGEMM's own error against it
 //   3. check: C poisoned (NaN when beta == 0) and fenced by guard cells, one launch, verify
@@ -288,6 +288,9 @@ HostInputs make_inputs(const Options& o, const Shape& s) {
   fill_uniform(in.C, o.seed, 3);
   // C is planted only where it is read: at beta == 0 it is write-only (and poisoned with NaN).
   if (o.specials) in.planted = plant_specials(in.A, in.B, o.beta != 0.0f ? &in.C : nullptr, s.m, s.n, s.k, o.seed);
+  // After the fill (specials and loaded files go with no --exponents): the scaled floats are
+  // the inputs of the step, of cuBLAS and of the FP64 reference alike.
+  if (o.exponents) scale_inputs(in.A, in.B, &in.C, o.exp_a, o.exp_b);
   return in;
 }
 
@@ -520,7 +523,7 @@ std::size_t bytes_needed(const Options& o, const Shape& s, std::size_t flush_flo
   return sizeof(float) * (padded + L.total() + 2 * mn + flush_floats) + reference;
 }
 
-void print_header(const char* step, const Provenance& p, bool specials) {
+void print_header(const char* step, const Provenance& p, const Options& o) {
   const std::string sms = p.sm_count < p.device_sm_count
                               ? std::to_string(p.sm_count) + " of its " + std::to_string(p.device_sm_count) +
                                     " SMs (--sms: an emulation of a smaller GPU)"
@@ -530,7 +533,11 @@ void print_header(const char* step, const Provenance& p, bool specials) {
               p.tuning.c_str());
   std::printf("errors in units of u = 2^-24 of |alpha||A||B| + |beta||C| against an FP64 reference; "
               "FP32-grade limit %g u on random inputs\n", kAccuracyLimitU);
-  if (specials)
+  if (o.exponents)
+    std::printf("--exponents %d,%d: A scaled by 2^%d, B by 2^%d, C by 2^%d, each value rounded to float (below "
+                "2^-126: subnormal);\nerrors are relative to the scaled |alpha||A||B| + |beta||C|\n",
+                o.exp_a, o.exp_b, o.exp_a, o.exp_b, o.exp_a + o.exp_b);
+  if (o.specials)
     std::printf("--specials: +-Inf, NaN, +-FLT_MAX and values rounding past it in TF32 planted in A and B (and C "
                 "if beta != 0);\nNaN and +-Inf outputs must match the reference's class, errors are over the "
                 "finite outputs\n");
@@ -610,7 +617,7 @@ int run_step(int argc, char** argv, const char* step_name, LaunchFn launch, Need
     CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, o.device));
     const std::size_t flush_floats = 2 * std::size_t(l2_bytes) / sizeof(float);
 
-    print_header(step_name, prov, o.specials);
+    print_header(step_name, prov, o);
     bool all_ok = true;
     for (std::size_t si = 0; si < o.shapes.size(); ++si) {
       const Shape& s = o.shapes[si];
@@ -632,6 +639,7 @@ int run_step(int argc, char** argv, const char* step_name, LaunchFn launch, Need
       row.variant = o.variant;
       row.m = s.m, row.n = s.n, row.k = s.k;
       row.alpha = o.alpha, row.beta = o.beta;
+      row.inputs = inputs_label(o);
       row.prov = prov;
       auto record = [&row](const VerifyReport& r) {  // the worse of this shape's checks
         row.max_err_over_bound = std::max(row.max_err_over_bound, r.max_err_over_bound);
@@ -649,6 +657,9 @@ int run_step(int argc, char** argv, const char* step_name, LaunchFn launch, Need
       auto print_notes = [&notes] {
         for (const std::string& n : notes) std::printf("%25s%s\n", "", n.c_str());
       };
+      if (o.exponents)  // what the scaling made of the inputs (C matters only when beta != 0)
+        notes.push_back("exponents: A " + census_line(census(in.A)) + "; B " + census_line(census(in.B)) +
+                        (o.beta != 0.0f ? "; C " + census_line(census(in.C)) : ""));
       if (o.mode != Mode::TimeOnly) {
         const auto start = std::chrono::steady_clock::now();
         run.poison_c();

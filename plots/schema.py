@@ -3,6 +3,7 @@
 The column list is common/csv.cpp's `kColumns`; plots/tests/test_csv_columns.py keeps the two
 in agreement. Files written before the harness measured accuracy lack the ACCURACY columns;
 their rows read as "accuracy not measured" (None), like a --time-only row's empty fields.
+Files written before the `inputs` column hold the default inputs alone (`inputs` "").
 """
 
 from __future__ import annotations
@@ -46,6 +47,9 @@ class Row:
     k: int
     alpha: float
     beta: float
+    # What sets the inputs apart from the default uniform [-1, 1] ones, e.g. "exponents=-118,118"
+    # or "specials" (common/cli.hpp, inputs_label); "" for the defaults and in older files.
+    inputs: str
     reps: int
     ms_median: float
     ms_min: float
@@ -93,6 +97,11 @@ class Row:
         return self.err_rms_u is not None
 
     @property
+    def has_default_inputs(self) -> bool:
+        """Uniform [-1, 1] inputs: the rows the tables and plots are made of."""
+        return not self.inputs
+
+    @property
     def is_emulation(self) -> bool:
         return self.sm_count < self.device_sm_count
 
@@ -101,7 +110,9 @@ HEADER = tuple(f.name for f in fields(Row))
 ACCURACY = ("err_max_u", "err_rms_u", "cublas_err_max_u", "cublas_err_rms_u",
             "err_rms_vs_cublas")
 TUNING = ("tuning", "device_sm_count")
-PRE_TUNING_HEADER = tuple(name for name in HEADER if name not in TUNING)  # before tunings
+INPUTS = ("inputs",)
+PRE_INPUTS_HEADER = tuple(name for name in HEADER if name not in INPUTS)  # before --exponents
+PRE_TUNING_HEADER = tuple(name for name in PRE_INPUTS_HEADER if name not in TUNING)  # before tunings
 OLD_HEADER = tuple(name for name in PRE_TUNING_HEADER if name not in ACCURACY)  # before the accuracy
 
 
@@ -197,6 +208,7 @@ PARSERS = {
     "k": _positive_int,
     "alpha": finite_float,
     "beta": finite_float,
+    "inputs": str,
     "reps": _positive_int,
     "ms_median": _positive_float,
     "ms_min": _positive_float,
@@ -227,12 +239,13 @@ assert tuple(PARSERS) == HEADER
 
 def _check_header(path: Path, header: list[str]) -> tuple[str, ...]:
     """The accepted header that the file has; else an InputError naming the difference."""
-    for accepted in (HEADER, PRE_TUNING_HEADER, OLD_HEADER):
+    for accepted in (HEADER, PRE_INPUTS_HEADER, PRE_TUNING_HEADER, OLD_HEADER):
         if tuple(header) == accepted:
             return accepted
     # Compare with the older headers when the file has none of their newer columns.
     expected = (OLD_HEADER if not set(ACCURACY) & set(header) else
-                PRE_TUNING_HEADER if not set(TUNING) & set(header) else HEADER)
+                PRE_TUNING_HEADER if not set(TUNING) & set(header) else
+                PRE_INPUTS_HEADER if not set(INPUTS) & set(header) else HEADER)
     problems = []
     missing = [name for name in expected if name not in header]
     unexpected = [name for name in header if name not in expected]
@@ -275,6 +288,7 @@ def _parse_record(path: Path, line: int, columns: tuple[str, ...], record: list[
         raise InputError(path, line, f"expected {len(columns)} fields, got {len(record)}")
     values: dict[str, object] = dict.fromkeys(ACCURACY)  # absent columns: not measured
     values["tuning"] = ""
+    values["inputs"] = ""  # before the column: the default inputs
     for name, text in zip(columns, record):
         try:
             values[name] = PARSERS[name](text)

@@ -69,6 +69,7 @@ ResultRow parse_csv(const std::string& line) {
   r.k = next_int();
   r.alpha = static_cast<float>(next_double());
   r.beta = static_cast<float>(next_double());
+  r.inputs = f[i++];
   r.reps = next_int();
   r.ms_median = next_double();
   r.ms_min = next_double();

@@ -132,7 +132,7 @@ TEST_CASE("the specials flag: parsed, and refused where it would mean nothing") 
 TEST_CASE("usage text names every option") {
   const std::string u = usage("step");
   for (const char* opt : {"--size", "--sizes", "--alpha", "--beta", "--seed", "--reps", "--warmup", "--check",
-                          "--time-only", "--csv", "--load-a", "--load-b", "--load-c", "--save-c", "--specials",
+                          "--time-only", "--csv", "--load-a", "--load-b", "--load-c", "--save-c", "--specials", "--exponents",
                           "--help"})
     CHECK(contains(u, opt));
 }
@@ -256,4 +256,62 @@ TEST_CASE("a variant label is one CSV field: no separators, quotes or control ch
     CHECK(contains(e, "--variant label must not contain commas, quotes or control characters, got '"));
     CHECK_FALSE(contains(e, "\r"));
   }
+}
+
+TEST_CASE("exponents: two integers EA,EB, each in -140..127") {
+  const Options d = parse({});
+  CHECK_FALSE(d.exponents);
+  CHECK((d.exp_a == 0 && d.exp_b == 0));
+  Options o = parse({"--exponents", "-118,118"});
+  CHECK(o.exponents);
+  CHECK((o.exp_a == -118 && o.exp_b == 118));
+  o = parse({"--exponents", "-134,120", "--check", "--beta", "0.5"});
+  CHECK((o.exp_a == -134 && o.exp_b == 120));
+  o = parse({"--exponents", "0,0"});  // given, if neutral: still recorded as other inputs
+  CHECK(o.exponents);
+  CHECK((parse({"--exponents", "-140,127"}).exp_a == -140 && parse({"--exponents", "127,-140"}).exp_a == 127));
+  // Malformed.
+  for (const char* bad : {"5", "1,2,3", ",3", "3,", "a,b", "1.5,2", "1,,2", "", " 1,2"}) {
+    INFO(bad);
+    CHECK_FALSE(error_of({"--exponents", bad}).empty());
+  }
+  CHECK(contains(error_of({"--exponents", "5"}), "--exponents takes two comma-separated integers EA,EB"));
+  CHECK(contains(error_of({"--exponents", "1,2,3"}), "two comma-separated integers"));
+  CHECK(contains(error_of({"--exponents", "x,2"}), "--exponents EA must be an integer, got 'x'"));
+  CHECK(contains(error_of({"--exponents", "2,"}), "--exponents EB must be an integer, got ''"));
+  // Out of range, with the reason.
+  CHECK(contains(error_of({"--exponents", "128,0"}), "--exponents EA must be at most 127, got 128"));
+  CHECK(contains(error_of({"--exponents", "128,0"}), "values near 1 times 2^128 pass FLT_MAX"));
+  CHECK(contains(error_of({"--exponents", "0,-141"}), "--exponents EB must be at least -140, got -141"));
+  CHECK(contains(error_of({"--exponents", "0,-99999999999"}), "--exponents EB is too small"));
+  CHECK(contains(error_of({"--exponents", "99999999999,0"}), "--exponents EA is too large"));
+  CHECK(contains(error_of({"--exponents", "1,1", "--exponents", "2,2"}), "option --exponents given twice"));
+  CHECK(contains(error_of({"--exponents=1,2"}), "write '--exponents 1,2'"));
+}
+
+TEST_CASE("exponents: refused with loaded files and specials, and where an FP32 sum could overflow") {
+  CHECK(contains(error_of({"--exponents", "-118,118", "--load-a", "a.npy", "--load-b", "b.npy"}),
+                 "--exponents scales the harness's random inputs, and loaded files are taken as they are"));
+  CHECK(contains(error_of({"--load-a", "a.npy", "--load-b", "b.npy", "--exponents", "1,1"}), "taken as they are"));
+  CHECK(contains(error_of({"--exponents", "-118,118", "--specials"}), "--exponents and --specials exclude each other"));
+  // Partial sums reach K * 2^(EA+EB): 2^100 * 4096 = 2^112 is fine, 2^120 * 128 = 2^127 is not.
+  CHECK(parse({"--exponents", "60,40", "--size", "4096"}).exponents);
+  CHECK(parse({"--exponents", "127,-1", "--size", "1"}).exponents);    // 2^126 * 1
+  CHECK(contains(error_of({"--exponents", "127,0", "--size", "1"}), "may pass FLT_MAX"));
+  CHECK(contains(error_of({"--exponents", "60,60", "--sizes", "4,1x1x128"}),
+                 "--exponents 60,60: at K = 128 an FP32 sum of products up to 2^120 may pass FLT_MAX"));
+  CHECK(parse({"--exponents", "60,60", "--sizes", "4,1x1x64"}).exponents);  // 2^120 * 64 = 2^126
+  // Allowed with the other modes and scalars: time-only, alpha 0 (C = beta C, C scaled too).
+  CHECK(parse({"--exponents", "-134,120", "--time-only"}).mode == Mode::TimeOnly);
+  CHECK(parse({"--exponents", "-134,120", "--alpha", "0", "--beta", "0.5", "--check"}).exponents);
+}
+
+TEST_CASE("inputs label: empty for the default inputs, else what differs") {
+  CHECK(inputs_label(parse({})) == "");
+  CHECK(inputs_label(parse({"--seed", "7", "--alpha", "2", "--beta", "0.5"})) == "");  // still uniform [-1, 1]
+  CHECK(inputs_label(parse({"--exponents", "-118,118"})) == "exponents=-118,118");
+  CHECK(inputs_label(parse({"--exponents", "-134,120", "--ld-pad", "3,5,1"})) == "exponents=-134,120;ld-pad=3,5,1");
+  CHECK(inputs_label(parse({"--specials"})) == "specials");
+  CHECK(inputs_label(parse({"--ld-pad", "0,0,0"})) == "");
+  CHECK(inputs_label(parse({"--load-a", "a.npy", "--load-b", "b.npy"})) == "loaded");
 }

@@ -17,6 +17,7 @@ ResultRow sample() {
   r.variant = "THREAD_TILE_X=8;THREAD_TILE_Y=4";
   r.m = 4096, r.n = 2048, r.k = 17;
   r.alpha = 1.5f, r.beta = -0.25f;
+  r.inputs = "exponents=-118,118";  // a comma: quoted
   r.reps = 42;
   r.ms_median = 2.75, r.ms_min = 2.5;
   r.gflops = 12345.6, r.gflops_best = 13000.5;
@@ -36,7 +37,7 @@ ResultRow sample() {
 
 TEST_CASE("CSV header lists the columns plots/ reads") {
   CHECK(csv_header() ==
-        "step,variant,m,n,k,alpha,beta,reps,ms_median,ms_min,gflops,gflops_best,cublas_ms_median,cublas_gflops,"
+        "step,variant,m,n,k,alpha,beta,inputs,reps,ms_median,ms_min,gflops,gflops_best,cublas_ms_median,cublas_gflops,"
         "ratio_to_cublas,max_err_over_bound,err_max_u,err_rms_u,cublas_err_max_u,cublas_err_rms_u,err_rms_vs_cublas,"
         "verified,gpu,sm_count,sm_clock_mhz,driver,runtime,cublas,arch,"
         "build_type,git_rev,tuning,device_sm_count,timestamp");
@@ -54,6 +55,7 @@ TEST_CASE("CSV row round trip, quoting included") {
   CHECK(back.k == r.k);
   CHECK(back.alpha == r.alpha);
   CHECK(back.beta == r.beta);
+  CHECK(back.inputs == "exponents=-118,118");
   CHECK(back.reps == r.reps);
   CHECK(back.ms_median == Approx(r.ms_median));
   CHECK(back.gflops == Approx(r.gflops));
@@ -81,6 +83,18 @@ TEST_CASE("CSV: accuracy not measured is an empty field") {
   const ResultRow back = parse_csv(line);
   CHECK(back.err_rms_u != back.err_rms_u);  // NaN: not measured
   CHECK(back.verified);
+}
+
+TEST_CASE("CSV: the default inputs are an empty inputs field, other inputs name themselves") {
+  ResultRow r = sample();
+  r.inputs = "";
+  std::string line = to_csv(r);
+  CHECK(line.find(",1.5,-0.25,,42,") != std::string::npos);
+  CHECK(parse_csv(line).inputs.empty());
+  r.inputs = "specials;ld-pad=3,5,1";
+  line = to_csv(r);
+  CHECK(line.find(",1.5,-0.25,\"specials;ld-pad=3,5,1\",42,") != std::string::npos);
+  CHECK(parse_csv(line).inputs == r.inputs);
 }
 
 TEST_CASE("CSV parsing names the bad field") {

@@ -218,3 +218,90 @@ TEST_CASE("specials: C only when asked (beta != 0); small shapes get fewer, 1-ro
           }
       }
 }
+
+TEST_CASE("exponents: scaling by 2^EA, 2^EB and 2^(EA+EB) is exact where the values stay normal") {
+  std::vector<float> a(5000), b(4000), c(3000);
+  fill_uniform(a, 11, 1), fill_uniform(b, 11, 2), fill_uniform(c, 11, 3);
+  for (auto [ea, eb] : std::vector<std::pair<int, int>>{{-118, 118}, {118, -118}, {-7, -7}, {60, 40}, {0, 0}}) {
+    CAPTURE(ea, eb);
+    std::vector<float> sa = a, sb = b, sc = c;
+    scale_inputs(sa, sb, &sc, ea, eb);
+    // The uniform values are multiples of 2^-23 below 1: scaled by 2^E >= 2^-126 each one is a
+    // float again (normal, or subnormal on the 2^-149 grid), so the scaling is exact and undoes.
+    for (std::size_t i = 0; i < a.size(); ++i) REQUIRE(std::ldexp(sa[i], -ea) == a[i]);
+    for (std::size_t i = 0; i < b.size(); ++i) REQUIRE(std::ldexp(sb[i], -eb) == b[i]);
+    for (std::size_t i = 0; i < c.size(); ++i) REQUIRE(std::ldexp(sc[i], -(ea + eb)) == c[i]);
+    // So every product is the plain one times 2^(EA+EB), exactly.
+    for (std::size_t i = 0; i < 1000; ++i) {
+      const float plain = a[i] * b[i], scaled = sa[i] * sb[i];
+      REQUIRE(double(scaled) == std::ldexp(double(plain), ea + eb));
+    }
+    const float largest = *std::max_element(sa.begin(), sa.end(), [](float x, float y) { return std::fabs(x) < std::fabs(y); });
+    CHECK(std::fabs(largest) <= std::ldexp(1.0f, ea));
+    CHECK(std::fabs(largest) > std::ldexp(0.99f, ea));
+  }
+  // Without C (nullptr) only A and B move.
+  std::vector<float> sa = a, sb = b;
+  scale_inputs(sa, sb, nullptr, 3, -2);
+  CHECK(sa[7] == 8 * a[7]);
+  CHECK(sb[7] == b[7] / 4);
+}
+
+TEST_CASE("exponents: below 2^-126 the values become subnormal floats, below 2^-149 zero") {
+  std::vector<float> a(20000), b(20000);
+  fill_uniform(a, 5, 1), fill_uniform(b, 5, 2);
+  const std::vector<float> plain = a;
+  // tiny_a: A near 2^-118, a few of its values (|x| < 2^-8) subnormal, none lost.
+  std::vector<float> t = a, tb = b;
+  scale_inputs(t, tb, nullptr, -118, 118);
+  Census c = census(t);
+  CHECK(c.total == t.size());
+  CHECK(c.subnormal > 0);
+  CHECK(c.subnormal < c.total / 100);  // about 1/256 of them
+  CHECK(c.zero == census(plain).zero);
+  CHECK(census(tb).subnormal == 0);
+  // subnormal_a: every value of A below 2^-134 is subnormal or zero, rounded to the 2^-149
+  // grid (round to nearest even, from FP64) and no longer exactly 2^-134 times the plain one.
+  std::vector<float> s = a, sb = b;
+  scale_inputs(s, sb, nullptr, -134, 120);
+  c = census(s);
+  CHECK(c.subnormal + c.zero == c.total);
+  CHECK(c.zero < c.total / 1000);  // |x| < 2^-16 rounds to 0: about 1.5 in 10^5
+  std::size_t inexact = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    REQUIRE(s[i] == static_cast<float>(std::ldexp(double(plain[i]), -134)));   // FP64, then one rounding
+    REQUIRE(std::fabs(double(s[i]) - std::ldexp(double(plain[i]), -134)) <= 0x1p-150);
+    REQUIRE(std::fmod(std::fabs(double(s[i])), 0x1p-149) == 0.0);
+    inexact += std::ldexp(double(s[i]), 134) != double(plain[i]);
+  }
+  CHECK(inexact > s.size() / 2);  // most values had bits below 2^-149
+  CHECK(census(sb).subnormal == 0);  // B near 2^120: ordinary
+  CHECK(census(sb).zero == census(b).zero);
+  // The floor: 2^-140 keeps the values above 2^-149, most of them.
+  std::vector<float> f = a, fb = b;
+  scale_inputs(f, fb, nullptr, -140, 0);
+  c = census(f);
+  CHECK(c.zero > 0);              // |x| < 2^-10: about 1 in 10^3
+  CHECK(c.zero < c.total / 100);
+  CHECK(c.subnormal + c.zero == c.total);
+}
+
+TEST_CASE("exponents: the largest exponents keep every value finite") {
+  std::vector<float> a(10000), b(10000), c(10000);
+  fill_uniform(a, 3, 1), fill_uniform(b, 3, 2), fill_uniform(c, 3, 3);
+  a[0] = -1.0f;  // the uniform fill's extreme
+  scale_inputs(a, b, &c, 127, -127);
+  CHECK(a[0] == -0x1p127f);
+  CHECK(std::all_of(a.begin(), a.end(), [](float x) { return std::isfinite(x); }));
+  CHECK(c == [] { std::vector<float> p(10000); fill_uniform(p, 3, 3); return p; }());  // 2^0
+}
+
+TEST_CASE("census: counts subnormal and zero values; its line gives percentages") {
+  const std::vector<float> v = {0.0f, -0.0f, 0x1p-149f, -0x1p-127f, 0x1p-126f, 1.0f, 0x1.fffffcp-127f, 3.0f};
+  const Census c = census(v);
+  CHECK(c.total == 8);
+  CHECK(c.zero == 2);
+  CHECK(c.subnormal == 3);
+  CHECK(census_line(c) == "37.5% subnormal, 25% zero");
+  CHECK(census_line(census({})) == "0% subnormal, 0% zero");
+}

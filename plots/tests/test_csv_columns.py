@@ -24,8 +24,10 @@ class CsvColumnsTest(unittest.TestCase):
 
     def test_old_header_is_the_new_one_without_the_accuracy(self):
         self.assertEqual(len(schema.OLD_HEADER), 27)
-        self.assertEqual([c for c in cpp_columns() if c not in schema.ACCURACY + schema.TUNING],
+        self.assertEqual([c for c in cpp_columns() if c not in schema.ACCURACY + schema.TUNING + schema.INPUTS],
                          list(schema.OLD_HEADER))
-        self.assertEqual([c for c in cpp_columns() if c not in schema.TUNING],
+        self.assertEqual([c for c in cpp_columns() if c not in schema.TUNING + schema.INPUTS],
                          list(schema.PRE_TUNING_HEADER))
+        self.assertEqual([c for c in cpp_columns() if c not in schema.INPUTS],
+                         list(schema.PRE_INPUTS_HEADER))
         self.assertTrue(set(schema.ACCURACY) <= set(cpp_columns()))

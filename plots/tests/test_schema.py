@@ -56,6 +56,26 @@ class MalformedCsvTest(TempDirTestCase):
         row = schema.read_results_csv(self.write_csv(new_header, ",".join(emulated)))[0]
         self.assertEqual((row.tuning, row.sm_count, row.device_sm_count, row.is_emulation), ("sm_86", 88, 132, True))
 
+    def test_rows_from_before_the_inputs_column_hold_the_default_inputs(self):
+        header, fields = self.new_row()  # a file without the column
+        row = schema.read_results_csv(self.write_csv(header, ",".join(fields)))[0]
+        self.assertEqual(row.inputs, "")
+        self.assertTrue(row.has_default_inputs)
+        cols = header.split(",")
+        at = cols.index("timestamp")
+        full = cols[:at] + ["tuning", "device_sm_count"] + cols[at:]
+        values = fields[:at] + ["", fields[cols.index("sm_count")]] + fields[at:]
+        beta = full.index("beta") + 1
+        self.assertEqual(tuple(full[:beta] + ["inputs"] + full[beta:]), schema.HEADER)
+        for inputs, text in (("", ""), ("exponents=-118,118", '"exponents=-118,118"'),
+                             ("specials;ld-pad=3,5,1", '"specials;ld-pad=3,5,1"')):
+            with self.subTest(inputs=inputs):
+                line = ",".join(values[:beta] + [text] + values[beta:])
+                row = schema.read_results_csv(self.write_csv(",".join(schema.HEADER), line))[0]
+                self.assertEqual(row.inputs, inputs)
+                self.assertEqual(row.has_default_inputs, not inputs)
+                self.assertEqual((row.m, row.beta, row.reps), (1024, 0.0, 10))
+
     def test_field_checks(self):
         header, fields = self.new_row()
         cases = {
@@ -91,7 +111,7 @@ class MalformedCsvTest(TempDirTestCase):
         self.assertEqual([row.err_rms_u for row in new], [0.52, 0.61, None, 1.3, 0.66, 0.3])
         self.assertEqual(new[0].err_rms_vs_cublas, 1.08)
         header, fields = self.new_row()
-        fields[schema.HEADER.index("err_max_u")] = "nan"
+        fields[header.split(",").index("err_max_u")] = "nan"
         row = schema.read_results_csv(self.write_csv(header, ",".join(fields)))[0]
         self.assertNotEqual(row.err_max_u, row.err_max_u)
 

@@ -335,6 +335,17 @@ def build(work):
     u("specials_loaded", ["--specials", "--load-a", a, "--load-b", b], r"--specials plants into the harness's random inputs")
     u("specials_alpha_0", ["--check", "--specials", "--alpha", "0"], r"--specials needs a non-zero --alpha")
     u("specials_value", ["--specials", "yes"], r"unexpected argument 'yes'")
+    u("exponents_one", ["--exponents", "5"], r"--exponents takes two comma-separated integers EA,EB")
+    u("exponents_three", ["--exponents", "1,2,3"], r"--exponents takes two comma-separated integers EA,EB")
+    u("exponents_word", ["--exponents", "a,1"], r"--exponents EA must be an integer, got 'a'")
+    u("exponents_past_flt_max", ["--exponents", "0,128"], r"--exponents EB must be at most 127, got 128")
+    u("exponents_below_140", ["--exponents", "-141,0"], r"--exponents EA must be at least -140, got -141")
+    u("exponents_loaded", ["--exponents", "-118,118", "--load-a", a, "--load-b", b],
+      r"--exponents scales the harness's random inputs, and loaded files are taken as they are")
+    u("exponents_specials", ["--exponents", "-118,118", "--specials"], r"--exponents and --specials exclude each other")
+    u("exponents_sum_overflows", ["--exponents", "100,20", "--size", "1x1x256"],
+      r"--exponents 100,20: at K = 256 an FP32 sum of products up to 2\^120 may pass FLT_MAX")
+    u("exponents_twice", ["--exponents", "1,1", "--exponents", "1,1"], r"option --exponents given twice")
     u("time_only_save_c", ["--time-only", "--save-c", "c.npy"], r"--save-c needs a verified result")
     u("csv_is_save_c", ["--csv", "same", "--save-c", "same"], r"--csv and --save-c name the same file 'same'")
     u("csv_empty", ["--csv", ""], r"--csv needs a file name, got an empty one")
@@ -534,4 +545,5 @@ def accepted_cases(work, put, a, b, c, time_args):
         Accepted("ok.reps_warmup_at_cap", ["--time-only", "--size", "1", "--reps", "10000", "--warmup", "1000", "--no-cublas-timing"]),
         Accepted("ok.ld_pad", ["--check", "-m", "3", "-n", "5", "-k", "7", "--ld-pad", "1,2,3"]),
         Accepted("ok.specials", ["--check", "--size", "17x31x13", "--specials", "--beta", "0.5"]),
+        Accepted("ok.exponents", ["--check", "--size", "17x31x13", "--exponents", "-134,120", "--beta", "0.5"]),
     ] + spellings
