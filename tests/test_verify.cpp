@@ -41,6 +41,15 @@ struct Fixture {
     fill_uniform(B, 1, 2);
     fill_uniform(c_in, 1, 3);
     if (specials) planted = plant_specials(A, B, beta != 0 ? &c_in : nullptr, M, N, K, 1);
+    reference(specials);
+  }
+  // --exponents EA,EB: the inputs scaled as the harness scales them, the reference anew.
+  void scale(int exp_a, int exp_b) {
+    scale_inputs(A, B, &c_in, exp_a, exp_b);
+    reference(false);
+  }
+  // The FP64 reference and scale of the inputs; got = the reference rounded to float.
+  void reference(bool specials) {
     ref = {M, N, K, std::vector<double>(M * N), std::vector<double>(M * N), specials};
     for (int i = 0; i < M; ++i)
       for (int j = 0; j < N; ++j) {
@@ -101,6 +110,17 @@ std::pair<float, float> split_naive(float x) {
 std::pair<float, float> split_inf_small_zero(float x) {
   const float big = to_tf32(x);
   return {big, std::isfinite(big) ? to_tf32(x - big) : 0.0f};
+}
+// TF32 as the hardware rounds it (cvt.rna.tf32.f32): the float's bits rounded at bit 13, ties
+// away from zero. TF32 has FP32's exponents, so a subnormal keeps the mantissa bits at 2^-136
+// and up: its fixed place, not 11 significant bits as to_tf32 (frexp) would keep.
+float to_tf32_bits(float x) {
+  return std::bit_cast<float>((std::bit_cast<std::uint32_t>(x) + 0x1000u) & 0xffffe000u);
+}
+// The 3xTF32 split of steps 21-24 on finite values: big and small both TF32, by the bits.
+std::pair<float, float> split_bits(float x) {
+  const float big = to_tf32_bits(x);
+  return {big, to_tf32_bits(x - big)};
 }
 // A careful one: non-finite x is its own big (small 0); a value that would round past
 // FLT_MAX is truncated to TF32 instead, so big stays finite and small holds the rest.
@@ -473,4 +493,99 @@ TEST_CASE("specials: the reference's classes are checked against IEEE arithmetic
     g.c_in[0] = std::numeric_limits<float>::quiet_NaN();
     CHECK(check_reference_classes(g.ref, g.A.data(), g.B.data(), g.c_in.data(), g.alpha, g.beta).empty());
   }
+}
+
+TEST_CASE("scaled inputs: the error in u is the same at every scale where the values stay normal") {
+  // Power-of-two scaling is exact for normal floats, and so is every FP32 operation on them:
+  // the result, the reference and the scale all move by 2^(EA+EB), the error in u not at all,
+  // whether the results sit near 2^-14, 2^-100 or 2^+100.
+  for (float beta : {0.0f, 0.5f}) {
+    Fixture plain(beta, 6, 5, 300, 1.25f);
+    plain.compute_fp32(exact);
+    const VerifyReport p = plain.run();
+    REQUIRE(p.ok);
+    REQUIRE(p.accuracy.max_u > 0);
+    for (auto [ea, eb] : std::vector<std::pair<int, int>>{{-7, -7}, {-50, -50}, {50, 50}, {-118, 118}, {118, -118},
+                                                          {-20, 120}}) {
+      CAPTURE(beta, ea, eb);
+      Fixture f(beta, 6, 5, 300, 1.25f);
+      f.scale(ea, eb);
+      f.compute_fp32(exact);
+      for (int i = 0; i < f.M; ++i)  // the very same result, scaled
+        for (int j = 0; j < f.N; ++j)
+          REQUIRE(f.got[f.L.index(i, j)] == std::ldexp(plain.got[plain.L.index(i, j)], ea + eb));
+      const VerifyReport r = f.run();
+      CHECK(r.ok);
+      // The underflow allowance, (2K + 4) 2^-150 of absolute error, is all that differs: a part
+      // in 10^5 of the error near 2^-100, nothing at 2^-14 or 2^+100.
+      CHECK(r.accuracy.max_u == Approx(p.accuracy.max_u).epsilon(1e-4));
+      CHECK(r.accuracy.rms_u == Approx(p.accuracy.rms_u).epsilon(1e-4));
+      CHECK(r.max_err_over_bound == Approx(p.max_err_over_bound).epsilon(1e-4));
+      CHECK(measure(f.ref, f.got.data() + f.L.front, f.L.ldc).max_u == Approx(p.accuracy.max_u).epsilon(1e-4));
+      // A dropped product is seen alike at every scale.
+      f.compute_fp32(exact, 150);
+      CHECK_FALSE(f.run().ok);
+    }
+  }
+}
+
+TEST_CASE("scaled inputs: subnormal A with products in the normal range, FP32 passes") {
+  // --exponents -134,120 (gpu.subnormal_a) and the mirror: the subnormal matrix is coarse
+  // (multiples of 2^-149), but those floats are the inputs; the products are normal, and an
+  // FP32 kernel is as accurate as on the plain inputs.
+  for (auto [ea, eb] : std::vector<std::pair<int, int>>{{-134, 120}, {120, -134}})
+    for (float beta : {0.0f, 0.5f}) {
+      CAPTURE(ea, eb, beta);
+      Fixture f(beta, 8, 9, 400, 1.0f);
+      f.scale(ea, eb);
+      const std::vector<float>& small = ea < 0 ? f.A : f.B;
+      const Census c = census(small);
+      CHECK(c.subnormal + c.zero == c.total);
+      CHECK(c.subnormal > c.total * 9 / 10);
+      f.compute_fp32(exact);
+      const VerifyReport r = f.run();
+      CHECK(r.ok);
+      CHECK(r.accuracy.max_u < kAccuracyLimitU / 4);
+    }
+}
+
+TEST_CASE("scaled inputs: 3xTF32 loses the small part of subnormal inputs, and the check sees it") {
+  // TF32 keeps FP32's exponents: a subnormal value rounds to a multiple of 2^-136, so its
+  // small part (below 2^-137) rounds to 0 or 2^-136 and 3xTF32 is TF32 there. Values near
+  // 2^-118 (gpu.tiny_a) keep small parts down to 2^-136: most of their bits survive.
+  Fixture plain(0.0f, 8, 9, 400, 1.0f);
+  plain.compute_3xtf32(split_bits, false);
+  const VerifyReport p = plain.run();
+  CHECK(p.ok);
+  for (auto [ea, eb] : std::vector<std::pair<int, int>>{{-118, 118}, {118, -118}}) {
+    CAPTURE(ea, eb);
+    Fixture f(0.0f, 8, 9, 400, 1.0f);
+    f.scale(ea, eb);
+    f.compute_3xtf32(split_bits, false);
+    CHECK(f.run().ok);
+  }
+  for (auto [ea, eb] : std::vector<std::pair<int, int>>{{-134, 120}, {120, -134}}) {
+    CAPTURE(ea, eb);
+    Fixture f(0.0f, 8, 9, 400, 1.0f);
+    f.scale(ea, eb);
+    f.compute_3xtf32(split_bits, false);
+    const VerifyReport r = f.run();
+    CHECK_FALSE(r.ok);
+    CHECK(r.accuracy.max_u > 4 * kAccuracyLimitU);
+    f.compute_fp32(exact);  // FP32 on the same floats passes
+    CHECK(f.run().ok);
+  }
+}
+
+TEST_CASE("scaled inputs: products below FP32's normal range are judged with the underflow allowance") {
+  // --exponents -70,-70: every product is below 2^-126; FP32 cannot hold them to u of the
+  // scale, and the absolute allowance (2K + 4) 2^-150 forgives what underflow costs. A dropped
+  // product is still caught where its size passes the allowance.
+  Fixture f(0.0f, 4, 6, 300, 1.0f);
+  f.scale(-70, -70);
+  f.compute_fp32(exact);
+  CHECK(f.run().ok);
+  f.scale(20, 20);  // back to products near 2^-100
+  f.compute_fp32(exact, 17);
+  CHECK_FALSE(f.run().ok);
 }
