@@ -99,7 +99,7 @@ for phase in "$@"; do
       ;;
     faults)
       note faults
-      python3 scripts/planted_faults.py --build "$build" > "$logs/planted_faults.log" 2>&1 || status=1
+      python3 scripts/planted_faults.py --build "$build" ${FAULT_STEPS:+--steps "$FAULT_STEPS"} > "$logs/planted_faults.log" 2>&1 || status=1
       cat "$logs/planted_faults.log" >> "$out/summary.txt"
       ;;
     accuracy)

@@ -21,7 +21,7 @@ Every run uses alpha != 1. The controls and mutants are built by the project's C
 like the steps (scripts/sweep.py's build_variants), for the build's architectures. Run after
 CMake has configured the build:
 
-    scripts/planted_faults.py --build build
+    scripts/planted_faults.py --build build [--steps "25_tensor_split_k 26_scaled_small_parts"]
 """
 import argparse
 import os
@@ -185,6 +185,18 @@ FAULTS = [
       ("small = fabsf(rest) < INFINITY ? tf32_round(rest) : rest;",
        "small = fabsf(x) < INFINITY ? tf32_round(rest) : 0.0f;")],
      [(f"--check --sizes {SPECIALS} --alpha 1.5 --beta 0 --specials", "check")]),
+    # Step 25's reduction leaving out the last piece of K: every split shape is wrong, the
+    # unsplit ones (one piece) are not.
+    ("split-K on tensor cores: the reduction skips the last piece", "25_tensor_split_k",
+     [("for (int z = 1; z < splits; ++z) {", "for (int z = 1; z < splits - 1; ++z) {")],
+     [("--check --sizes 1024x1024x1024,256x256x2000 --alpha 1.5 --beta 0.5", "check")]),
+    # Step 26 without its scaling: the small parts rounded to TF32 unscaled (and not scaled
+    # back), step 25's numbers in step 26's accumulators. Caught on subnormal A (the GPU
+    # suite's gpu.subnormal_a), where the small parts are lost; the plain inputs still pass.
+    ("3xTF32: the small parts' scaling dropped", "26_scaled_small_parts",
+     [("const float rest = (x - big) * SMALL_SCALE;", "const float rest = x - big;"),
+      ("acc[i] += d_small[i] * (1.0f / SMALL_SCALE);", "acc[i] += d_small[i];")],
+     [("--check --sizes 129x131x67,255x257x300,1024x1024x1024 --alpha 1 --beta 0 --exponents -134,120", "check")]),
 ]
 
 LIMIT = re.compile(r"FP32-grade limit ([0-9.e+]+) u")
@@ -237,12 +249,19 @@ def judge(r: subprocess.CompletedProcess, args: str, expect: str) -> tuple[bool,
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build", default="build", type=Path)
+    ap.add_argument("--steps", default="", help="only the faults of these steps (space- or comma-separated)")
     args = ap.parse_args()
+    chosen = set(args.steps.replace(",", " ").split())
+    unknown = chosen - {f[1] for f in FAULTS}
+    if unknown:
+        print(f"planted_faults: no fault for {' '.join(sorted(unknown))}")
+        return 2
+    faults = [f for f in FAULTS if not chosen or f[1] in chosen]
 
     # Every source first (so a fault list that no longer matches its step stops at once), then
     # the builds, a step's in parallel: the negative controls (each step unmodified) and the mutants.
-    sources = {f"control_{step}": (step, step_source(step).read_text()) for step in sorted({f[1] for f in FAULTS})}
-    for n, (name, step, edits, runs) in enumerate(FAULTS):
+    sources = {f"control_{step}": (step, step_source(step).read_text()) for step in sorted({f[1] for f in faults})}
+    for n, (name, step, edits, runs) in enumerate(faults):
         text = step_source(step).read_text()
         for old, new in edits:
             if text.count(old) != 1:
@@ -265,7 +284,7 @@ def main() -> int:
     # A fault's run is judged only if the unmodified step passed that very run: otherwise a
     # "caught" would prove nothing, and it is reported as unjudged (and the script fails).
     control_ok = {}
-    for _, step, _, runs in FAULTS:
+    for _, step, _, runs in faults:
         for run_args, expect in runs:
             if (step, run_args, expect) in control_ok:
                 continue
@@ -275,7 +294,7 @@ def main() -> int:
                   + ("" if ok else ": " + (r.stdout + r.stderr).strip().splitlines()[-1][:200]), flush=True)
 
     missed = unjudged = runs_total = 0
-    for n, (name, step, edits, runs) in enumerate(FAULTS):
+    for n, (name, step, edits, runs) in enumerate(faults):
         for run_args, expect in runs:
             runs_total += 1
             if not control_ok[(step, run_args, expect)]:
@@ -288,7 +307,7 @@ def main() -> int:
             print(f"{'caught' if caught else 'MISSED'}  {name} [{step}; {run_args}] -> exit {r.returncode} "
                   f"({expect}): {detail}", flush=True)
     print(f"planted_faults: {runs_total - missed - unjudged} of {runs_total} runs caught, {missed} missed, "
-          f"{unjudged} unjudged (negative control failed); {len(FAULTS)} faults")
+          f"{unjudged} unjudged (negative control failed); {len(faults)} faults")
     return 1 if missed or unjudged else 0
 
 
