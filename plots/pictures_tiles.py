@@ -15,6 +15,7 @@ import io
 import re
 import struct
 import sys
+import textwrap
 from functools import partial
 from math import ceil
 from pathlib import Path
@@ -1656,6 +1657,176 @@ def draw_wgmma_layout(repo: Path) -> Canvas:
     return cv
 
 
+# ---- 26: the small parts scaled by 2^10 ------------------------------------------------------------
+
+
+def _scaled_split(repo: Path) -> tuple[int, int, int]:
+    """(half a place, the mask, the scale's exponent) of step 26's split: tf32_round's
+    `(bits + 0x1000u) & 0xffffe000u` and `SMALL_SCALE = 0x1p10f`."""
+    source = source_text(repo, 26)
+    rounding = re.search(
+        r"tf32_round\(float x\)\s*\{[^}]*?\+\s*0x([0-9a-fA-F]+)u\)\s*&\s*0x([0-9a-fA-F]+)u", source
+    )
+    scale = re.search(r"\bSMALL_SCALE\s*=\s*0x1p(\d+)f", source)
+    if not rounding or not scale:
+        raise ValueError(
+            "pictures: step 26 no longer reads `tf32_round ... (bits + 0x...u) & 0x...u` and "
+            "`SMALL_SCALE = 0x1p<n>f`"
+        )
+    return int(rounding.group(1), 16), int(rounding.group(2), 16), int(scale.group(1))
+
+
+def _f32(value: float) -> float:
+    """value rounded to FP32 (to nearest; subnormals kept, as nvcc compiles by default)."""
+    return _bits_float(_float_bits(value))
+
+
+def split_parts(x: float, half: int, mask: int, scale: int) -> tuple[float, float, float]:
+    """(big, rest, small) of step 26's tf32_split for a finite FP32 x: big = x rounded to TF32,
+    rest = x - big (exact), small = rest x 2^scale rounded to TF32 (scale 0: steps 21-25)."""
+    def tf32(v: float) -> float:
+        return _bits_float((_float_bits(v) + half) & mask)
+
+    big = tf32(_f32(x))
+    rest = _f32(x - big)
+    return big, rest, tf32(_f32(rest * 2.0**scale))
+
+
+def significand(value: float) -> tuple[int, int]:
+    """(M, q) with value = +-M 2^q, M the FP32 significand as an integer (0 for zero)."""
+    bits = _float_bits(value) & 0x7FFFFFFF
+    exponent, fraction = bits >> 23, bits & 0x7FFFFF
+    if exponent == 0:
+        return fraction, -149
+    return fraction | 0x800000, exponent - 150
+
+
+def _leading(value: float) -> int:
+    m, q = significand(value)
+    return q + m.bit_length() - 1
+
+
+def kept_bits(value: float, cleared: int = 0) -> list[tuple[int, int]]:
+    """(position p, bit) of a value's significand, from its leading bit down to its last place
+    (the bit worth 2^p), less the `cleared` low places (a TF32 value's: 13)."""
+    m, q = significand(value)
+    if m == 0:
+        return []
+    top = q + m.bit_length() - 1
+    return [(p, (m >> (p - q)) & 1) for p in range(top, q + cleared - 1, -1)]
+
+
+def draw_scaled_small_parts(repo: Path) -> Canvas:
+    half, mask, scale = _scaled_split(repo)
+    dropped = (~mask & 0xFFFFFFFF).bit_length()  # low bits TF32 does not keep: 13
+    kept = 23 - dropped + 1  # TF32's significant bits: 11
+    smallest_normal, smallest = -126, -149
+    tf32_step = smallest + dropped  # TF32's last place among the subnormals: 2^-136
+    pi = _f32(3.14159265)
+    cases = [(_f32(pi * 2.0**-119), "normal"), (_f32(pi * 2.0**-135), "subnormal")]
+
+    cv = Canvas(height=492)
+    cv.text(
+        20,
+        20,
+        f"Step 26: small parts near FP32's smallest numbers, unscaled and times {pow2(scale)}",
+        size=11,
+        weight="bold",
+    )
+    # FP32's exponents, all of them, and the part drawn large below.
+    ox0, ox1, lo_all, hi_all = 150, 770, -150, 128
+
+    def ox(p: float) -> float:
+        return ox0 + (ox1 - ox0) * (p - lo_all) / (hi_all - lo_all)
+
+    oy = 46
+    zlo, zhi = -150, -112  # the exponents drawn large
+    cv.text(ox0 - 10, oy + 7, "FP32's exponents", size=9, ha="right", color=MUTED)
+    cv.rect(ox(smallest), oy, ox(smallest_normal) - ox(smallest), 14, fill="#d9d9d9", edge="none")
+    cv.rect(ox(smallest_normal), oy, ox(hi_all) - ox(smallest_normal), 14, fill=tint(C_COLOR, 0.3),
+            edge="none")
+    cv.text((ox(zhi) + ox(hi_all)) / 2, oy + 7,
+            f"normal: {pow2(smallest_normal)} to {pow2(hi_all)}, 24 significant bits", size=8.5, ha="center")
+    for p in (smallest_normal, 0, hi_all - 1):
+        cv.line(ox(p), oy + 14, ox(p), oy + 18, color=MUTED)
+        cv.text(ox(p), oy + 19, pow2(p) if p else "1", size=8, ha="center", va="top", color=MUTED)
+    cv.rect(ox(zlo), oy - 3, ox(zhi) - ox(zlo), 20, fill="none", edge=MARK, lw=1.0, z=4)
+
+    # The exponents drawn large: one column per place, the bit worth 2^p.
+    x0, x1 = 150, 660
+    cell = (x1 - x0) / (zhi - zlo)
+
+    def px(p: float) -> float:  # left edge of the column of the bit worth 2^p
+        return x0 + (p - zlo) * cell
+
+    top, bottom = 100, 368
+    cv.line(ox(zlo), oy + 17, x0, top, color=MARK, lw=0.6, ls="--")
+    cv.line(ox(zhi), oy + 17, x1, top, color=MARK, lw=0.6, ls="--")
+    cv.rect(px(smallest), top, px(tf32_step) - px(smallest), bottom - top, fill="#e6e6e6", edge="none", z=0)
+    cv.rect(px(tf32_step), top, px(smallest_normal) - px(tf32_step), bottom - top, fill="#f3f3f3",
+            edge="none", z=0)
+    cv.rect(px(smallest_normal), top, px(zhi) - px(smallest_normal), bottom - top, fill=tint(C_COLOR, 0.1),
+            edge="none", z=0)
+    cv.text((px(smallest) + px(smallest_normal)) / 2, top + 4, "subnormal numbers: the last place is fixed",
+            size=8.5, ha="center", va="top")
+    for p, label in ((smallest, "FP32's last place"), (tf32_step, "TF32's last place"),
+                     (smallest_normal, "the smallest normal")):
+        cv.line(px(p), top + 20, px(p), bottom, color=MUTED, lw=0.8, ls="--", z=1)
+        cv.text(px(p) + 3, top + 22, f"{pow2(p)}:\n{label}", size=8, va="top", color=MUTED)
+    for p in range(zlo, zhi + 1, 4):
+        cv.line(px(p + 0.5), bottom, px(p + 0.5), bottom + 4, color=MUTED)
+        cv.text(px(p + 0.5), bottom + 5, pow2(p), size=7.5, ha="center", va="top", color=MUTED)
+    cv.text(x1, bottom + 20, "the place (the bit's weight)", size=8, ha="right", va="top", color=MUTED)
+
+    colors = {"x": "#7f7f7f", "big": A_COLOR, "small": B_COLOR, "scaled": C_COLOR}
+
+    def bits_row(y: float, bits: list[tuple[int, int]], color: str) -> None:
+        for p, bit in bits:
+            cv.rect(px(p), y, cell, 14, fill=tint(color, 0.85 if bit else 0.3), edge="white", lw=0.8, z=2)
+
+    def lost_row(y: float, first: int, last: int) -> None:
+        """The bits from 2^first down to 2^last, lost (red)."""
+        for p in range(last, first + 1):
+            cv.rect(px(p), y, cell, 14, fill="white", edge=MARK, lw=0.8, hatch="////", z=2)
+
+    y = top + 54
+    for x, kind in cases:
+        big, rest, small = split_parts(x, half, mask, 0)
+        _, _, scaled = split_parts(x, half, mask, scale)
+        lead = _leading(rest)
+        cv.text(20, y, f"x = {x / 2.0**_leading(x):.4f} x {pow2(_leading(x))}, {kind}", size=9.5,
+                weight="bold", va="top", backdrop=True)
+        y += 20
+        small_bits, scaled_bits = kept_bits(small, dropped), kept_bits(scaled, dropped)
+        rows = [
+            ("x", f"{len(kept_bits(x))} bits", kept_bits(x), None),
+            ("big", f"{len(kept_bits(big, dropped))} bits (TF32)", kept_bits(big, dropped), None),
+            ("small", f"{len(small_bits)} of {kept} bits" if small_bits else "none left", small_bits, lead),
+            (f"small x {pow2(scale)}", f"{len(scaled_bits)} of {kept} bits", scaled_bits, lead + scale),
+        ]
+        for label, note, bits, lead_bit in rows:
+            key = "scaled" if label.startswith("small x") else label
+            cv.text(x0 - 10, y + 7, label, size=9, ha="right", color=colors[key], weight="bold")
+            bits_row(y, bits, colors[key])
+            if lead_bit is not None:  # TF32 keeps lead .. lead - 10 of a normal number; none below 2^-136
+                lost_row(y, min(lead_bit, tf32_step - 1), lead_bit - (kept - 1))
+            cv.text(x1 + 10, y + 7, note, size=8.5, color=INK)
+            y += 18
+        y += 16
+
+    cv.text(20, bottom + 40,
+            "\n".join(textwrap.wrap(
+                f"A value's small part is what rounding it to TF32 leaves: at most {pow2(-kept)} of it. "
+                f"Below {pow2(smallest_normal)} a float is subnormal, its last place fixed at {pow2(smallest)}; "
+                f"TF32, a float with its {dropped} low bits cleared, stops at {pow2(tf32_step)} there. So a "
+                f"small part below {pow2(smallest_normal)} keeps fewer of its {kept} bits, or none (red: the "
+                f"bits lost). Times {pow2(scale)}, exact, it stays normal for x down to about "
+                f"{pow2(smallest_normal + 1)}; its two products are summed apart and scaled back once. "
+                "Dark cells: 1 bits; light: 0 bits.",
+                120)),
+            size=8.5, va="top")
+    return cv
+
 _DRAWINGS: dict[str, Callable[[Path], Canvas]] = {
     "03_shared_tiles.svg": draw_shared_tiles,
     "04_block_order.svg": draw_block_order,
@@ -1667,6 +1838,7 @@ _DRAWINGS: dict[str, Callable[[Path], Canvas]] = {
     "20_cluster_pair.svg": draw_cluster_pair,
     "21_tf32_split.svg": draw_tf32_split,
     "22_wgmma_layout.svg": draw_wgmma_layout,
+    "26_scaled_small_parts.svg": draw_scaled_small_parts,
 }
 
 PICTURES: dict[str, Callable[[Path], str]] = {

@@ -29,6 +29,7 @@ import io
 import math
 import re
 import sys
+import textwrap
 from dataclasses import dataclass
 from functools import lru_cache, partial
 from pathlib import Path
@@ -1205,6 +1206,162 @@ def draw_warp_specialized(repo: Path) -> Canvas:
     return cv
 
 
+# ---- 25: split-K on tensor cores ----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class TensorPlan:
+    """Step 25's choose_splits for one shape (steps 25 and 26 share it): the pieces and the
+    estimates it compared, in tile-times (one k tile of one block on the tensor cores)."""
+    m: int
+    n: int
+    k: int
+    sms: int
+    bm: int
+    bn: int
+    tiles: int          # output tiles of BM x BN
+    k_tiles: int        # k tiles of TUNE_SPLIT
+    splits: int         # pieces launched per tile
+    length: int         # k tiles per piece (the last may be shorter)
+    overhead: int       # PIECE_OVERHEAD_TILES: a block's start and end, in tile-times
+    gain: int           # MIN_GAIN_PERCENT
+    tile_us: float      # one tile-time in microseconds
+    clocks: float       # one tile-time in SM clocks
+    estimates: tuple[float, ...]  # choose_splits' tile_times(s) for s = 1, 2, ..., its most
+
+    def estimate(self, splits: int) -> float:
+        return self.estimates[splits - 1]
+
+    @property
+    def last(self) -> int:
+        return self.k_tiles - (self.splits - 1) * self.length
+
+    @property
+    def blocks(self) -> int:
+        return self.tiles * self.splits
+
+    @property
+    def partial_sums(self) -> float:
+        """The launched pieces' partial sums in the estimate, in tile-times."""
+        waves = -(-self.blocks // self.sms)
+        return self.estimate(self.splits) - waves * (self.length + self.overhead)
+
+    @property
+    def speedup(self) -> float:
+        """The estimate of all of K in one piece over the chosen pieces'."""
+        return self.estimate(1) / self.estimate(self.splits)
+
+
+def tensor_plan(repo: Path, number: int, m: int, n: int, k: int, sms: int = SMS) -> TensorPlan:
+    """Step `number`'s choose_splits (step 25 on) for an m x n x k GEMM on `sms` SMs: its knobs,
+    its tensor-core rate and its three products per multiply-add (tile_us), with the H100's
+    clock, bandwidth and L2 (scripts/paths.py's facts, what sgemm::gpu() reads on that GPU)."""
+    kn, src, gpu, cdiv = knobs(repo, number), source_text(repo, number), paths(repo).H100, paths(repo).cdiv
+    products = re.search(r"return\s+(\d+)(?:\.0)?\s*\*\s*BM\s*\*\s*BN\s*\*\s*TUNE_SPLIT\s*/", src)
+    if not products:
+        raise ValueError(f"pictures: step {number:02d}'s tile_us no longer reads `N * BM * BN * TUNE_SPLIT / ...`")
+    bm, bn, split = kn["BM"], kn["BN"], kn["TUNE_SPLIT"]
+    clocks = int(products.group(1)) * bm * bn * split / kn["TF32_FMAS_PER_SM_CLOCK"]
+    tile_us = clocks / gpu["clock_mhz"]
+    tiles, k_tiles = cdiv(m, bm) * cdiv(n, bn), cdiv(k, split)
+    overhead, ratio = kn["PIECE_OVERHEAD_TILES"], kn["L2_BANDWIDTH_RATIO"]
+
+    def partial_sums(pieces: int) -> float:  # partial_sums_tile_times
+        size = pieces * m * n * 4.0
+        in_l2 = min(size, 0.5 * gpu["l2_bytes"])
+        return 2.0 * (in_l2 / ratio + size - in_l2) / gpu["dram_bytes_per_us"] / tile_us
+
+    def tile_times(splits: int) -> float:
+        per = cdiv(k_tiles, splits)
+        pieces = cdiv(k_tiles, per)
+        return cdiv(tiles * pieces, sms) * (per + overhead) + (partial_sums(pieces) if pieces > 1 else 0.0)
+
+    most = min(kn["MAX_SPLITS"], max(1, k_tiles // kn["MIN_SPLIT_K_TILES"]))
+    estimates = tuple(tile_times(s) for s in range(1, most + 1))
+    best = 1
+    for s in range(2, most + 1):
+        if estimates[s - 1] * (100 + kn["MIN_GAIN_PERCENT"]) <= estimates[best - 1] * 100:
+            best = s
+    length = cdiv(k_tiles, best)
+    return TensorPlan(m, n, k, sms, bm, bn, tiles, k_tiles, cdiv(k_tiles, length), length, overhead,
+                      kn["MIN_GAIN_PERCENT"], tile_us, clocks, estimates)
+
+
+def draw_tensor_split_k(repo: Path) -> Canvas:
+    m, n, k = 256, 256, 16384
+    p = tensor_plan(repo, 25, m, n, k)
+    one = tensor_plan(repo, 25, 1024, 1024, 1024)
+    cv = Canvas(height=620)
+    cv.title(f"Step 25: {m} x {n} x {k} on {p.sms} SMs: {p.tiles} tiles of {p.bm} x {p.bn}, K in {p.splits} pieces")
+    x0, x1 = 110, 640
+    whole = p.k_tiles + p.overhead
+    span = whole * 1.04
+    ticks = [t for t in range(0, whole + 1, 100)]
+    light, dark = tint(MATH, 0.8), tint(MATH, 0.5)
+
+    # Step 24: the tiles alone, each block all of K.
+    g = Gantt(cv, x0, x1, 66, 84, p.sms, span)
+    cv.text(x0, 58, f"step 24: {p.tiles} blocks, each all {p.k_tiles} k tiles of its tile", size=9.5, weight="bold",
+            va="bottom")
+    g.block(0, p.tiles, 0, whole, MATH, edge=MATH)
+    g.block(p.tiles, p.sms, 0, span, IDLE, f"{p.sms - p.tiles} SMs idle", hatch="///", edge="#d0d0d0", color=MUTED)
+    g.frame(f"{p.sms}\nSMs", ticks, "time in tile-times")
+    cv.text(g.x(whole) + 8, g.y(0) + 2, f"{p.tiles} SMs busy:\nends after {whole}", size=8.5, color=MARK, va="top")
+
+    # Step 25, on the same scale.
+    ends = p.estimate(p.splits)
+    g2 = Gantt(cv, x0, x1, 216, 84, p.sms, span)
+    cv.text(x0, 208, f"step 25, on the same scale: {p.tiles} tiles x {p.splits} pieces = {p.blocks} blocks, "
+            "then the reduction", size=9.5, weight="bold", va="bottom")
+    g2.block(0, p.blocks, 0, p.length + p.overhead, MATH, edge=MATH)
+    g2.block(0, p.blocks, p.length + p.overhead, ends, REDUCE, edge=REDUCE)
+    g2.frame(f"{p.sms}\nSMs", ticks, "time in tile-times")
+    cv.text(g2.x(ends) + 10, g2.y(p.blocks / 2),
+            f"ends after {ends:.1f}: {p.speedup:.0f} times sooner, in choose_splits' estimate", size=9, color=MARK)
+
+    # Step 25, magnified: the pieces one by one.
+    zoom = math.ceil(ends) + 2
+    g3 = Gantt(cv, x0, x1, 366, 116, p.sms, zoom)
+    cv.text(x0, 358, f"step 25, magnified: each band is a piece, {p.tiles} blocks of {p.length} k tiles "
+            f"(the last {p.last})", size=9.5, weight="bold", va="bottom")
+    half = p.overhead / 2
+    for piece in range(p.splits):
+        length = p.length if piece < p.splits - 1 else p.last
+        fill = light if piece % 2 == 0 else dark
+        sm0, sm1 = piece * p.tiles, (piece + 1) * p.tiles
+        g3.block(sm0, sm1, 0, half, WAIT, edge=WAIT)
+        g3.block(sm0, sm1, half, half + length, fill, edge=fill)
+        g3.block(sm0, sm1, half + length, p.overhead + length, WAIT, edge=WAIT)
+    g3.block(0, p.blocks, p.length + p.overhead, ends, REDUCE, edge=REDUCE)
+    if p.blocks < p.sms:
+        g3.block(p.blocks, p.sms, 0, zoom, IDLE, hatch="///", edge="#d0d0d0")
+        cv.text(x1 + 6, g3.y((p.blocks + p.sms) / 2), f"{p.sms - p.blocks} SMs idle", size=8.5, color=MUTED)
+    g3.frame("", list(range(0, zoom + 1, 2)), "time in tile-times")
+    first = (p.splits - 1) * p.length
+    cv.text(x0 - 6, g3.y(0), f"piece 0:\nk tiles 0-{p.length - 1}", size=8, ha="right", va="top")
+    cv.text(x0 - 6, g3.y(p.blocks), f"piece {p.splits - 1}:\nk tiles {first}-{p.k_tiles - 1}", size=8,
+            ha="right", va="bottom")
+    cv.text(x0 - 6, g3.y(p.blocks / 2), f"{p.sms}\nSMs", size=8.5, ha="right", color=MUTED)
+    cv.text(g3.x(ends) + 8, g3.y(p.blocks * 0.35),
+            f"the reduction adds the\n{p.splits} partial sums in order\n"
+            f"({ends - p.length - p.overhead:.1f} tile-times in the estimate)", size=8.5, color=REDUCE, va="center")
+    _legend(cv, x0, 530, [(light, "k tiles of a piece", None),
+                          (WAIT, f"a block's start and end ({p.overhead} tile-times in all)", None),
+                          (REDUCE, "the partial sums", None)], size=8.5)
+
+    # The best estimate with more pieces than chosen: why choose_splits stopped.
+    later = [s for s in range(p.splits + 1, len(p.estimates) + 1) if p.estimate(s) < ends]
+    stop = min(later, key=p.estimate) if later else None
+    why = (f"{stop} pieces of {-(-p.k_tiles // stop)} k tiles would estimate {p.estimate(stop):.1f}, less than "
+           f"{p.gain}% below {ends:.1f}: not taken." if stop else f"No more pieces estimate less than {ends:.1f}.")
+    note = (f"A tile-time: one k tile of one block, {p.bm} x {p.bn} x {knobs(repo, 25)['TUNE_SPLIT']} multiply-adds "
+            f"three times: {p.clocks:,.0f} clocks of an SM's tensor cores, {p.tile_us:.2f} us at "
+            f"{paths(repo).H100['clock_mhz']:,} MHz. choose_splits' estimate: waves x (k tiles a piece + "
+            f"{p.overhead}), plus the partial sums; it takes more pieces only where that falls by {p.gain}%. "
+            f"{why} At {one.m}^3: {one.splits} pieces, {one.blocks} blocks, {one.speedup:.2f} times sooner.")
+    cv.text(20, 550, "\n".join(textwrap.wrap(note, 118)), size=8.5, va="top")
+    return cv
+
+
 _DRAWINGS: dict[str, Callable[[Path], Canvas]] = {
     "09_async_copy.svg": draw_async_copy,
     "10_vector_copy.svg": draw_vector_copy,
@@ -1218,6 +1375,7 @@ _DRAWINGS: dict[str, Callable[[Path], Canvas]] = {
     "19_short_last_piece.svg": draw_short_last_piece,
     "23_tma_ring.svg": draw_tma_ring,
     "24_warp_specialized.svg": draw_warp_specialized,
+    "25_tensor_split_k.svg": draw_tensor_split_k,
 }
 PICTURES: dict[str, Callable[[Path], str]] = {name: partial(_svg, draw) for name, draw in _DRAWINGS.items()}
 

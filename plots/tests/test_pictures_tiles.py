@@ -25,6 +25,7 @@ NAMES = (
     "20_cluster_pair.svg",
     "21_tf32_split.svg",
     "22_wgmma_layout.svg",
+    "26_scaled_small_parts.svg",
 )
 
 # A knob of each picture's step and another value it may take: the picture must change with it.
@@ -39,6 +40,11 @@ KNOB_CHANGES = {
     "20_cluster_pair.svg": (20, "PAIR_ROWS", "2"),
     "21_tf32_split.svg": (21, "PASSES", "1"),
     "22_wgmma_layout.svg": (24, "BN", "192"),
+}
+
+# A picture drawn from a constant that is no knob: the constant's text and another value.
+CONSTANT_CHANGES = {
+    "26_scaled_small_parts.svg": (26, "SMALL_SCALE = 0x1p10f", "SMALL_SCALE = 0x1p8f"),
 }
 
 
@@ -70,7 +76,7 @@ class PicturesTest(unittest.TestCase):
 
     def test_the_pictures_are_these(self):
         self.assertEqual(sorted(pictures_tiles.PICTURES), sorted(NAMES))
-        self.assertEqual(sorted(KNOB_CHANGES), sorted(NAMES))
+        self.assertEqual(sorted({**KNOB_CHANGES, **CONSTANT_CHANGES}), sorted(NAMES))
 
     def test_each_is_an_svg_about_800_pixels_wide_on_white(self):
         for name, svg in self.svgs.items():
@@ -121,6 +127,18 @@ class PicturesTest(unittest.TestCase):
                     set_knob(repo, number, knob, value)
                     self.assertNotEqual(pictures_tiles.PICTURES[name](repo), before)
 
+    def test_each_follows_a_constant(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            repo = copy_steps(Path(tmp))
+            for name, (number, old, new) in CONSTANT_CHANGES.items():
+                with self.subTest(name):
+                    source = next((repo / "steps" / pictures_tiles.step_dir(repo, number)).glob("*.cu"))
+                    text = source.read_text(encoding="utf-8")
+                    self.assertEqual(text.count(old), 1, old)
+                    before = pictures_tiles.PICTURES[name](repo)
+                    source.write_text(text.replace(old, new), encoding="utf-8")
+                    self.assertNotEqual(pictures_tiles.PICTURES[name](repo), before)
+
     def test_a_picture_reads_its_numbers(self):
         with tempfile.TemporaryDirectory() as tmp:
             repo = copy_steps(Path(tmp))
@@ -139,6 +157,56 @@ class PicturesTest(unittest.TestCase):
                     svg,
                     f"{path} is stale: python -m plots.pictures_tiles",
                 )
+
+
+class ScaledSplitTest(unittest.TestCase):
+    """Step 26's split as the picture emulates it (plots/pictures_tiles.py, split_parts), with the
+    constants read from the step: what the page says of it."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.half, cls.mask, cls.scale = pictures_tiles._scaled_split(REPO_ROOT)
+
+    def split(self, x: float, scale: int):
+        return pictures_tiles.split_parts(x, self.half, self.mask, scale)
+
+    def bits(self, value: float) -> int:
+        return len(pictures_tiles.kept_bits(value, 13))
+
+    def test_the_step_scales_by_2_to_the_10(self):
+        self.assertEqual((self.half, self.mask, self.scale), (0x1000, 0xFFFFE000, 10))
+
+    def test_a_normal_small_part_is_the_same_scaled_or_not(self):
+        for x in (3.14159265, 1e-30, 7.5e30, 2.0**-110 * 1.3):
+            with self.subTest(x=x):
+                big, _, small = self.split(x, 0)
+                big_s, _, scaled = self.split(x, self.scale)
+                self.assertEqual((big, small), (big_s, scaled / 2.0**self.scale))
+                self.assertEqual(self.bits(small), 11)
+
+    def test_near_2_to_the_minus_118_the_small_part_loses_bits_unscaled(self):
+        x = pictures_tiles._f32(3.14159265 * 2.0**-119)
+        _, rest, small = self.split(x, 0)
+        _, _, scaled = self.split(x, self.scale)
+        self.assertLess(abs(rest), 2.0**-126)  # the rest is subnormal
+        self.assertEqual((self.bits(small), self.bits(scaled)), (7, 11))
+        self.assertGreaterEqual(abs(scaled), 2.0**-126)  # scaled, it is normal
+
+    def test_a_subnormal_x_loses_its_whole_small_part_unscaled(self):
+        x = pictures_tiles._f32(3.14159265 * 2.0**-135)
+        big, rest, small = self.split(x, 0)
+        _, _, scaled = self.split(x, self.scale)
+        self.assertNotEqual(rest, 0.0)
+        self.assertEqual(small, 0.0)
+        # Scaled, the rest keeps its bits down to 2^-136 / 2^10 = 2^-146 of x's units.
+        self.assertLess(abs(x - big - scaled / 2.0**self.scale), 2.0**-146)
+
+    def test_the_scaled_small_part_is_at_most_half_of_x(self):
+        x = 1.0
+        for i in range(4000):
+            x = pictures_tiles._f32(1.0 + (i * 0.6180339887) % 1.0) * 2.0 ** (i % 250 - 125)
+            _, _, scaled = self.split(x, self.scale)
+            self.assertLessEqual(abs(scaled), abs(x) / 2, x)
 
 
 if __name__ == "__main__":
