@@ -6,7 +6,7 @@
 //         the number of pieces from the shape with a model of the time: waves x k tiles per
 //         piece, plus each piece's pipeline fill and the partial sums' traffic.
 // Why:    at 1024^3 step 24 runs 64 blocks on 132 SMs; at 256 x 256 x 16384 it runs 4, each
-//         with 512 k tiles. Two pieces (1024^3) or 32 (256 x 256 x 16384) fill the GPU for the
+//         with 512 k tiles. Two pieces (1024^3) or 29 (256 x 256 x 16384) fill the GPU for the
 //         price of writing and reading pieces x M x N floats, which stay in L2.
 // Where:  sgemm_kernel (the piece's k range; its sums to partials), sgemm_kernel_split_reduce,
 //         choose_splits and partial_sums_tile_times, and launch.

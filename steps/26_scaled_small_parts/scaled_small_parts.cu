@@ -14,7 +14,7 @@
 //         the range of the product itself (2^11 overflowed near FLT_MAX).
 // Where:  tf32_split (SMALL_SCALE), the consumers' d_small and the epilogue.
 // Watch:  RMS error on the tiny and subnormal input classes (--exponents) against step 25;
-//         registers (64 more accumulators: 232 a consumer thread, no LDL/STL); the time.
+//         registers (64 more accumulators in 232 a consumer thread; no LDL/STL in the k loop); the time.
 // Build alone: mkdir -p build-alone && nvcc -std=c++20 -O3 -gencode=arch=compute_90a,code=sm_90a -Icommon common/*.cpp common/*.cu steps/26_scaled_small_parts/scaled_small_parts.cu -lcublas -o build-alone/scaled_small_parts
 #include <cuda.h>          // CUtensorMap (types only: the driver library is not linked)
 #include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled, the type of the function the runtime hands out
