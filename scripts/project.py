@@ -5,6 +5,8 @@
     step_source(step)       steps/NN_slug/<slug>.cu
     shapes(name)            the sizes of a named set of tests/shapes.txt, e.g. "faults.edges"
     gpu_groups()            the GPU suite's sets: (name, sizes, alpha, beta, further options)
+    expected_failures()     {set: [steps]} of the lines expect_fail.SET STEP...: steps known to
+                            fail gpu.SET (tests/gpu_suite.cmake registers those tests as such)
     survey()                the shape survey's sets in file order: (kind, sizes), kind being the
                             set's name after "survey." (scripts/bench.sh --survey runs them all)
     ncu_metrics(*sets)      the metric names of those sets of scripts/ncu_metrics.txt
@@ -42,6 +44,11 @@ def shapes(name: str) -> str:
 def gpu_groups() -> list[tuple[str, str, str, str, list[str]]]:
     return [(fields[0].removeprefix("gpu."), fields[1], fields[2], fields[3], fields[4:])
             for fields in _records(ROOT / "tests" / "shapes.txt") if fields[0].startswith("gpu.")]
+
+
+def expected_failures() -> dict[str, list[str]]:
+    return {fields[0].removeprefix("expect_fail."): fields[1:]
+            for fields in _records(ROOT / "tests" / "shapes.txt") if fields[0].startswith("expect_fail.")}
 
 
 def survey() -> list[tuple[str, str]]:

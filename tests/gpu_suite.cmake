@@ -7,6 +7,41 @@ file(STRINGS "${CMAKE_CURRENT_LIST_DIR}/shapes.txt" SGEMM_GPU_GROUPS REGEX "^gpu
 set(SGEMM_SUITE_SMS "" CACHE STRING "run the GPU suite on this many SMs (empty: all)")
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${CMAKE_CURRENT_LIST_DIR}/shapes.txt")
 
+# Expected failures (tests/shapes.txt, lines "expect_fail.SET STEP [STEP...]"): the named steps
+# are known to fail gpu.SET, a lesson of the chapter (3xTF32 without scaling loses the small
+# part of subnormal inputs). Their test of that set passes only if the step exits with 1, the
+# check's own failure (tests/expect_exit.sh: a crash, a usage error or a pass fails it, and no
+# GPU still skips), and carries the label "expected_failure". So the suite records the failure,
+# and flags the day it stops ("expected exit code 1, got 0"). Not CTest's WILL_FAIL: that
+# passes any non-zero exit, a crash included. Every name is checked here: a set that is no
+# gpu.* set, or a name that is no step, stops the configure; a step whose folder is not in
+# this tree (yet) gets a warning.
+file(STRINGS "${CMAKE_CURRENT_LIST_DIR}/shapes.txt" _sgemm_expect_fail_lines REGEX "^expect_fail\\.")
+set(_sgemm_gpu_set_names "")
+foreach(group IN LISTS SGEMM_GPU_GROUPS)
+  string(REGEX MATCH "^gpu\\.[^ \t]+" set "${group}")
+  string(REGEX REPLACE "^gpu\\." "" set "${set}")
+  list(APPEND _sgemm_gpu_set_names "${set}")
+endforeach()
+foreach(line IN LISTS _sgemm_expect_fail_lines)
+  string(REGEX MATCHALL "[^ \t]+" fields "${line}")  # expect_fail.SET STEP [STEP...]
+  list(LENGTH fields nfields)
+  list(GET fields 0 set)
+  string(REGEX REPLACE "^expect_fail\\." "" set "${set}")
+  if(nfields LESS 2 OR NOT set IN_LIST _sgemm_gpu_set_names)
+    message(FATAL_ERROR "tests/shapes.txt: an expect_fail line needs a gpu.* set and at least one step: ${line}")
+  endif()
+  list(SUBLIST fields 1 -1 steps)
+  foreach(step IN LISTS steps)
+    if(NOT step MATCHES "^([0-9][0-9]_[a-z0-9_]+|control_[a-z0-9_]+)$")
+      message(FATAL_ERROR "tests/shapes.txt: '${step}' in '${line}' is no step name (NN_slug)")
+    elseif(step MATCHES "^[0-9]" AND NOT IS_DIRECTORY "${PROJECT_SOURCE_DIR}/steps/${step}")
+      message(WARNING "tests/shapes.txt: ${line}: no steps/${step} in this tree")
+    endif()
+  endforeach()
+  set(SGEMM_EXPECT_FAIL_${set} ${steps})
+endforeach()
+
 # sgemm_add_gpu_tests(TARGET [EXPECT_FAILURE]): EXPECT_FAILURE registers a control that the
 # check must reject (exit code 1) in every group whose result depends on the product A B.
 function(sgemm_add_gpu_tests step)
@@ -30,16 +65,20 @@ function(sgemm_add_gpu_tests step)
       list(APPEND extra --sms ${SGEMM_SUITE_SMS})
     endif()
     set(command $<TARGET_FILE:${step}> --check --sizes ${sizes} --alpha ${alpha} --beta ${beta} ${extra})
+    set(labels gpu)
     if(expect_failure)
       if(alpha STREQUAL "0")
         continue()  # C = beta C involves no product: nothing for the control to get wrong
       endif()
       set(command sh ${PROJECT_SOURCE_DIR}/tests/expect_exit.sh 1 ${command})
+    elseif(step IN_LIST SGEMM_EXPECT_FAIL_${name})  # an expected failure (above)
+      set(command sh ${PROJECT_SOURCE_DIR}/tests/expect_exit.sh 1 ${command})
+      list(APPEND labels expected_failure)
     endif()
     # With beta == 0 the harness fills C with NaN before the run: none may survive.
     add_test(NAME gpu.${step}.${name} COMMAND ${command})
     set_tests_properties(gpu.${step}.${name} PROPERTIES
-      LABELS gpu SKIP_RETURN_CODE 3 TIMEOUT 600)
+      LABELS "${labels}" SKIP_RETURN_CODE 3 TIMEOUT 600)
   endforeach()
 endfunction()
 

@@ -39,6 +39,8 @@ class Facts(unittest.TestCase):
                 continue
             fields = line.split()
             names.append(fields[0])
+            if fields[0].startswith("expect_fail."):
+                continue  # test_expected_failures_name_sets_and_steps
             with self.subTest(set=fields[0]):
                 self.assertTrue(all(SIZE.match(s) for s in fields[1].split(",")), fields[1])
                 if fields[0].startswith("gpu."):
@@ -49,6 +51,20 @@ class Facts(unittest.TestCase):
         self.assertEqual(len(names), len(set(names)), "set names are unique")
         for name in ("sanitize", "sanitize_timed", "faults.edges", "bench", "variant_check"):
             self.assertEqual(lib_sh("shapes", name).strip(), project.shapes(name))
+
+    def test_expected_failures_name_sets_and_steps(self):
+        """expect_fail.SET STEP...: SET is a gpu.* set, every STEP a step of this tree, once."""
+        groups = {name: extra for name, _, _, _, extra in project.gpu_groups()}
+        failures = project.expected_failures()
+        self.assertIn("subnormal_a", failures)
+        self.assertIn("21_tf32x3_mma", failures["subnormal_a"])
+        for name, steps in failures.items():
+            with self.subTest(set=name):
+                self.assertIn(name, groups)
+                self.assertTrue(steps, "an expect_fail line names at least one step")
+                self.assertEqual(len(steps), len(set(steps)))
+                for step in steps:
+                    self.assertIn(step, project.steps())
 
     def test_path_sets_agree_with_the_port(self):
         """tests/shapes.txt's path.SMS.PATH sets: scripts/paths.py's port of step 20's choices
@@ -123,6 +139,53 @@ class StepDiff(unittest.TestCase):
 
     def test_a_changed_knob_comment_is_code(self):
         self.assertEqual(self.counts(["constexpr int TILE = 16;   // another knob"] + self.OLD[1:]), (1, 1, []))
+
+
+# A verbose CTest log as the GPU suite writes it (ctest -j -V: the tests' lines interleave),
+# with an expected failure run through tests/expect_exit.sh.
+CTEST_LOG = """test 58
+    Start 58: gpu.01_initial.tiny_a
+
+58: Test command: /b/bin/01_initial "--check" "--sizes" "1x1x1,129x131x67" "--alpha" "1" "--beta" "0" "--exponents" "-118,118"
+test 700
+    Start 700: gpu.21_tf32x3_mma.subnormal_a
+
+700: Test command: /usr/bin/sh "/r/tests/expect_exit.sh" "1" "/b/bin/21_tf32x3_mma" "--check" "--sizes" "1x1x1,129x131x67" "--exponents" "-134,120"
+58: errors in units of u = 2^-24 of |alpha||A||B| + |beta||C| against an FP64 reference; FP32-grade limit 32 u on random inputs
+58:       1       1       1  ok        0.25     0.25     0.25   0.31
+700:       1       1       1  ok          0        0        0   0.30
+58:                          exponents: A 0% subnormal, 0% zero; B 0% subnormal, 0% zero
+58:     129     131      67  ok        3.02    0.611    0.598   0.01
+700:     129     131      67  FAILED: 8449 wrong element(s), 0 guard cell(s) overwritten; error max 5.91e+03 u, RMS 900 u (FP32-grade limit 32 u)
+700:                          exponents: A 100% subnormal, 0% zero; B 0% subnormal, 0% zero
+1/2 Test  #58: gpu.01_initial.tiny_a ..............   Passed    1.02 sec
+2/2 Test #700: gpu.21_tf32x3_mma.subnormal_a ......   Passed    1.10 sec
+"""
+
+
+class AccuracyFromTheSuiteLog(unittest.TestCase):
+    def test_rows_name_their_set_and_the_expected_failures(self):
+        import accuracy_margins
+        with tempfile.TemporaryDirectory() as tmp:
+            log = Path(tmp, "ctest.log")
+            log.write_text(CTEST_LOG)
+            rows = accuracy_margins.rows_from_ctest_log(log)
+        self.assertEqual(rows, ["program,shape,check,err_max_u,set,expected",
+                                "01_initial,1x1x1,ok,0.25,tiny_a,",
+                                "21_tf32x3_mma,1x1x1,ok,0,subnormal_a,fail",
+                                "01_initial,129x131x67,ok,3.02,tiny_a,",
+                                "21_tf32x3_mma,129x131x67,FAILED,5.91e+03,subnormal_a,fail"])
+
+    def test_every_gpu_set_parses(self):
+        """Every gpu.* set's options are ones a step takes: the suite's lines come back as rows."""
+        import accuracy_margins
+        self.assertIn("subnormal_a", [name for name, *_ in accuracy_margins.suite_groups()])
+        for name, sizes, alpha, beta, extra in accuracy_margins.suite_groups():
+            with self.subTest(set=name):
+                self.assertTrue(all(SIZE.match(s) for s in sizes.split(",")))
+                float(alpha), float(beta)
+                self.assertTrue(all(e.startswith("--") or not e.startswith("-") or e[1:2].isdigit()
+                                    for e in extra), extra)
 
 
 class Variants(unittest.TestCase):
