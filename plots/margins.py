@@ -28,11 +28,37 @@ def accuracy_limit(repo: Path) -> float | None:
     return float(match.group(1)) if match else None
 
 
-def _suite(path: Path) -> list[tuple[str, str, str, float]]:
+def _suite(path: Path) -> tuple[list[tuple[str, str, str, float]], list[tuple[str, str, str, float, str]]]:
+    """The suite's rows, and apart from them those of expected failures (column `expected` =
+    "fail": a step listed under expect_fail.SET in tests/shapes.txt, no margin of a correct
+    step), each with its set. Files from before those columns hold no expected failures."""
     if not path.is_file():
-        return []
+        return [], []
+    rows, expected = [], []
     with path.open(encoding="utf-8") as f:
-        return [(r["program"], r["shape"], r["check"], float(r["err_max_u"])) for r in csv.DictReader(f)]
+        for r in csv.DictReader(f):
+            row = (r["program"], r["shape"], r["check"], float(r["err_max_u"]))
+            if r.get("expected") == "fail":
+                expected.append(row + (r.get("set") or "",))
+            else:
+                rows.append(row)
+    return rows, expected
+
+
+def _expected_failures(expected) -> str:
+    """One line per program and set: how many shapes failed, and the smallest error where one
+    did (or that none did: the failure is gone, and the suite's test of it fails too)."""
+    lines = []
+    for program, group in sorted({(r[0], r[4]) for r in expected}, key=lambda pg: (step_sort_key(pg[0]), pg[1])):
+        mine = [r for r in expected if (r[0], r[4]) == (program, group)]
+        failed = [r for r in mine if r[2] != "ok"]
+        if failed:
+            low = min(failed, key=lambda r: r[3])
+            lines.append(f"- {program}, {group}: {len(failed)} of {len(mine)} shapes fail, the smallest max error "
+                         f"where one does {low[3]:.3g} u at {low[1]}")
+        else:
+            lines.append(f"- {program}, {group}: no shape fails ({len(mine)} passed)")
+    return "\n".join(lines)
 
 
 def _bench(gpu_dir: Path) -> list[tuple[str, str, str, float]]:
@@ -82,7 +108,7 @@ def margins_section(repo: Path, results_dir: Path) -> str | None:
         return None
     parts = []
     for gpu_dir in sorted(p for p in results_dir.iterdir() if p.is_dir()):
-        suite = _suite(gpu_dir / "profiles" / "accuracy_suite.csv")
+        suite, expected = _suite(gpu_dir / "profiles" / "accuracy_suite.csv")
         bench = _bench(gpu_dir)
         if not suite and not any(r[0] == CONTROL for r in bench):
             continue
@@ -110,6 +136,9 @@ def margins_section(repo: Path, results_dir: Path) -> str | None:
         if passed:
             text += (f"\n\nThe control passes where cuBLAS does not use the tensor cores (a dimension of 1, "
                      f"or K = 1): {', '.join(passed)}; every suite group it runs in still fails.")
+        if expected:
+            text += ("\n\nExpected failures (`expect_fail.*` in tests/shapes.txt), left out of the table "
+                     "above:\n\n" + _expected_failures(expected))
         faults = _faults(gpu_dir / "profiles" / "planted_faults_run.log")
         if faults:
             text += "\n\nPlanted faults caught by the check, smallest error over the limit at any of their shapes:\n\n"

@@ -65,6 +65,28 @@ class MarginsTest(TempDirTestCase):
         self.assertIn("| one column too far | caught by the guard cells |", text)
         self.assertIn("| sums in a changing order | caught by different bits on a second run |", text)
 
+    def test_expected_failures_are_no_margin(self):
+        """Rows of a step expected to fail a set (expect_fail.SET): left out of its margins,
+        listed apart with their smallest error where they fail."""
+        repo = self.make()
+        suite = repo / "results" / "gpu-x" / "profiles" / "accuracy_suite.csv"
+        suite.write_text("program,shape,check,err_max_u,set,expected\n"
+                         + "".join(f"{line},primes,\n" for line in SUITE.splitlines()[1:])
+                         + "21_tf32x3_mma,2048x2048x64,ok,3.5,split_k,\n"
+                           "21_tf32x3_mma,1x1x1,ok,0.2,subnormal_a,fail\n"
+                           "21_tf32x3_mma,129x131x67,FAILED,5910,subnormal_a,fail\n"
+                           "21_tf32x3_mma,255x257x300,FAILED,2300,subnormal_a,fail\n"
+                           "26_scaled_small_parts,129x131x67,ok,4.1,subnormal_a,\n"
+                           "22_wgmma,129x131x67,ok,3,subnormal_b,fail\n")
+        text = margins_section(repo, repo / "results")
+        self.assertIn("| 21_tf32x3_mma | 3.5 at 2048x2048x64 | 9.1x below |", text)
+        self.assertIn("| 26_scaled_small_parts | 4.1 at 129x131x67 | 7.8x below |", text)
+        self.assertIn("Expected failures (`expect_fail.*` in tests/shapes.txt)", text)
+        self.assertIn("- 21_tf32x3_mma, subnormal_a: 2 of 3 shapes fail, the smallest max error where one does "
+                      "2.3e+03 u at 255x257x300", text)
+        self.assertIn("- 22_wgmma, subnormal_b: no shape fails (1 passed)", text)
+        self.assertIn("| 00_cublas | 5.91 at 2048x2048x64 | 5.4x below |", text)
+
     def test_no_limit_no_section(self):
         repo = self.make("// no limit here")
         self.assertIsNone(margins_section(repo, repo / "results"))
