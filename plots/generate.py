@@ -7,6 +7,7 @@ from pathlib import Path
 
 from plots.diffs import STEP_DIFFS_TEMPLATE, diff_sizes_section, diff_vs_sections
 from plots.figures import plot_files
+from plots.inputs import INPUTS_SECTION, inputs_section, load_inputs
 from plots.margins import margins_section
 from plots.pictures import picture_files
 from plots.markers import update_sections
@@ -40,6 +41,8 @@ def generate(repo: Path, results_dir: Path) -> dict[Path, bytes]:
 
     # The shape survey (results/<gpu>/survey/): its own rows, never the bench's.
     surveys = load_survey(results_dir, repo)
+    # Rows on tiny, huge and subnormal inputs (results/<gpu>/inputs/<class>/): their own block.
+    inputs = load_inputs(results_dir)
 
     outputs: dict[Path, bytes] = {}
     for gpu in gpus:
@@ -77,6 +80,8 @@ def generate(repo: Path, results_dir: Path) -> dict[Path, bytes]:
             text = page.read_text(encoding="utf-8")
             sections.update(diff_vs_sections(repo, step, text))
             sections.update(speeds_sections(text, steps, gpus))
+            if f"<!-- BEGIN {INPUTS_SECTION} -->" in text:  # only the pages that ask for it
+                sections[INPUTS_SECTION] = inputs_section(inputs, gpus, page, repo)
         add(page, update_sections(page, sections))
         full = full_tuning_file(step, gpus, defaults)
         if full is not None:
@@ -86,8 +91,11 @@ def generate(repo: Path, results_dir: Path) -> dict[Path, bytes]:
         template=STEP_DIFFS_TEMPLATE))
     # Pages that hold one generated block each; a repository without them is left alone.
     methodology = repo / "docs" / "methodology.md"
-    if methodology.is_file() and (margins := margins_section(repo, results_dir)) is not None:
-        add(methodology, update_sections(methodology, {"accuracy-margins": margins}))
+    if methodology.is_file():
+        sections = {INPUTS_SECTION: inputs_section(inputs, gpus, methodology, repo)}
+        if (margins := margins_section(repo, results_dir)) is not None:
+            sections["accuracy-margins"] = margins
+        add(methodology, update_sections(methodology, sections))
     for path, name, content in (
             (repo / SURVEY_PAGE, "survey",
              lambda: survey_section(surveys, steps, repo / SURVEY_PAGE, repo)),

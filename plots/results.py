@@ -10,6 +10,11 @@
                                             or in a "% of cuBLAS" figure
     results/<gpu-slug>/survey/<step>.csv    the shape survey: read by plots/survey.py, never
                                             here (the *.csv above are the folder's own files)
+    results/<gpu-slug>/inputs/<class>/<step>.csv   rows on tiny, huge or subnormal inputs:
+                                            read by plots/inputs.py, never here
+
+A row with an `inputs` label (from an --exponents, --specials or --ld-pad run, or on loaded
+files) is never a bench row: every loader here skips it, with a warning.
 """
 
 from __future__ import annotations
@@ -96,6 +101,16 @@ def shape_order(shape: tuple[int, int, int]) -> tuple[int, int, int]:
     return k, m, n
 
 
+def _default_inputs(path: Path) -> list[Row]:
+    """A file's rows on the default inputs; the others (an `inputs` label) are skipped."""
+    rows = read_results_csv(path)
+    labels = sorted({row.inputs for row in rows if not row.has_default_inputs})
+    if labels:
+        warn(f"{display_path(path)}: rows on other inputs ({', '.join(labels)}) are ignored "
+             "here (their place is results/<gpu>/inputs/<class>/)")
+    return [row for row in rows if row.has_default_inputs]
+
+
 def _defaults(rows: list[Row], square: bool) -> list[Row]:
     return [row for row in keep_last(rows) if not row.variant and row.is_square == square]
 
@@ -112,7 +127,7 @@ def load_results(results_dir: Path) -> list[GpuResults]:
             continue
         main_rows = []
         for path in main_files:
-            file_rows = read_results_csv(path)
+            file_rows = _default_inputs(path)
             main_rows += file_rows
             if any(row.variant for row in file_rows):
                 warn(f"{display_path(path)}: rows with a variant are ignored here "
@@ -124,17 +139,17 @@ def load_results(results_dir: Path) -> list[GpuResults]:
         shapes = {(row.step, (row.m, row.n, row.k)): row for row in defaults
                   if not row.is_square}
         tuning: dict[str, list[Row]] = {}
-        for row in keep_last([row for path in tuning_files for row in read_results_csv(path)]):
+        for row in keep_last([row for path in tuning_files for row in _default_inputs(path)]):
             tuning.setdefault(row.step, []).append(row)
         sweeps: dict[str, list[Row]] = {}
         for path in sorted((gpu_dir / "sweeps").glob("*.csv")):
-            for row in keep_last(read_results_csv(path)):
+            for row in keep_last(_default_inputs(path)):
                 sweeps.setdefault(row.step, []).append(row)
         controls, control_shapes = {}, {}
         for name in CONTROLS:
             path = gpu_dir / "controls" / f"{name}.csv"
             if path.is_file():
-                control_rows = read_results_csv(path)
+                control_rows = _default_inputs(path)
                 controls[name] = _defaults(control_rows, square=True)
                 control_shapes[name] = _defaults(control_rows, square=False)
         results.append(GpuResults(gpu_dir.name, rows, tuning, controls, shapes, sweeps,
