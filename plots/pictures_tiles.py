@@ -1822,7 +1822,7 @@ def draw_scaled_small_parts(repo: Path) -> Canvas:
                 f"small part below {pow2(smallest_normal)} keeps fewer of its {kept} bits, or none (red: the "
                 f"bits lost). Times {pow2(scale)}, exact, it stays normal for x down to about "
                 f"{pow2(smallest_normal + 1)}; its two products are summed apart and scaled back once. "
-                "Dark cells: 1 bits; light: 0 bits.",
+                "A subnormal x still loses its last bits, a large share of its few. Dark: 1 bits; light: 0.",
                 120)),
             size=8.5, va="top")
     return cv

@@ -57,6 +57,11 @@ CHANGED = {
     ("22_wgmma", "launch"): "rows of A and B made 16-byte aligned for the copies; one block per tile, in groups of block rows",
     ("22_wgmma", "main"): "run_step(..., 90): the sm_90a kernel runs on compute capability 9.0 only",
     ("23_tma_mbarrier", "launch"): "TMA tensor maps of A and B in place of the pointers the copies read",
+    ("25_tensor_split_k", "sgemm_kernel_split_reduce"): "step 15's reduction with its griddepcontrol.wait written in (no shared helper file in the tensor chapter) and its stores one float at a time",
+    ("25_tensor_split_k", "partial_sums_tile_times"): "a tile-time on tensor cores (tile_us: three products at the TF32 rate), not on the FP32 lanes",
+    ("25_tensor_split_k", "choose_splits"): "one block per SM, and PIECE_OVERHEAD_TILES charged to every piece's wave",
+    ("25_tensor_split_k", "launch"): "the split of K chosen from the shape: a grid of tiles x pieces, then the reduction",
+    ("26_scaled_small_parts", "tf32_split"): "the rest scaled by SMALL_SCALE (2^10) before it is rounded to TF32",
 }
 IGNORED = {"sgemm_kernel"}  # the idea itself
 FIRST_KERNEL_STEP = "01_initial"  # step 00 calls cuBLAS: nothing of it is shared

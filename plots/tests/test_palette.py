@@ -26,7 +26,7 @@ class PaletteTest(unittest.TestCase):
         self.assertEqual([names[n].label for n in (13, 20)],
                          ["13–20 CUDA cores to cuBLAS"] * 2)
         self.assertEqual([names[n].label for n in (21, 24)],
-                         ["21–24 3xTF32 on tensor cores"] * 2)
+                         ["21–26 3xTF32 on tensor cores"] * 2)
         self.assertIsNone(palette.chapter_of("00_cublas"))
         self.assertIs(palette.chapter_of("25_later"), palette.OTHER)
         self.assertIs(palette.chapter_of("unnumbered"), palette.OTHER)
