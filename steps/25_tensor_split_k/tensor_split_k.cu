@@ -42,7 +42,8 @@ constexpr int MIN_GAIN_PERCENT = SGEMM_KNOB(MIN_GAIN_PERCENT, 10);  // more piec
 constexpr int L2_BANDWIDTH_RATIO = SGEMM_KNOB(L2_BANDWIDTH_RATIO, 4);  // partial sums in L2 move this much faster than device memory
 constexpr int REDUCE_THREADS = SGEMM_KNOB(REDUCE_THREADS, 256);     // threads per block of the reduction kernel
 constexpr int TF32_FMAS_PER_SM_CLOCK = 1024;  // an H100 SM's dense TF32 rate (494.7 TFLOPS at 1830 MHz on 132 SMs)
-static_assert(MAX_SPLITS >= 1 && MIN_SPLIT_K_TILES >= 1 && MIN_GAIN_PERCENT >= 0 && PIECE_OVERHEAD_TILES >= 0,
+static_assert(MAX_SPLITS >= 1 && MIN_SPLIT_K_TILES >= 1 && MIN_GAIN_PERCENT >= 0 && PIECE_OVERHEAD_TILES >= 0 &&
+                  L2_BANDWIDTH_RATIO >= 1,
               "at least one piece, of at least one k tile; more pieces only for a gain, never for a loss");
 static_assert(TUNE_SPLIT * sizeof(float) == 128, "a row of the A tile is one 128-byte swizzle row");
 static_assert(BN % WGMMA_M == 0 && WGMMA_M % B_BOX == 0, "each consumer takes whole 32-column boxes of B");

@@ -45,7 +45,8 @@ constexpr int MIN_GAIN_PERCENT = SGEMM_KNOB(MIN_GAIN_PERCENT, 10);  // more piec
 constexpr int L2_BANDWIDTH_RATIO = SGEMM_KNOB(L2_BANDWIDTH_RATIO, 4);  // partial sums in L2 move this much faster than device memory
 constexpr int REDUCE_THREADS = SGEMM_KNOB(REDUCE_THREADS, 256);     // threads per block of the reduction kernel
 constexpr int TF32_FMAS_PER_SM_CLOCK = 1024;  // an H100 SM's dense TF32 rate (494.7 TFLOPS at 1830 MHz on 132 SMs)
-static_assert(MAX_SPLITS >= 1 && MIN_SPLIT_K_TILES >= 1 && MIN_GAIN_PERCENT >= 0 && PIECE_OVERHEAD_TILES >= 0,
+static_assert(MAX_SPLITS >= 1 && MIN_SPLIT_K_TILES >= 1 && MIN_GAIN_PERCENT >= 0 && PIECE_OVERHEAD_TILES >= 0 &&
+                  L2_BANDWIDTH_RATIO >= 1,
               "at least one piece, of at least one k tile; more pieces only for a gain, never for a loss");
 static_assert(TUNE_SPLIT * sizeof(float) == 128, "a row of the A tile is one 128-byte swizzle row");
 static_assert(BN % WGMMA_M == 0 && WGMMA_M % B_BOX == 0, "each consumer takes whole 32-column boxes of B");
@@ -81,9 +82,10 @@ __device__ __forceinline__ float tf32_round(float x) { return __uint_as_float((_
 // x = big + 2^-10 small + (a rest of about 2^-22 |x|): big is x rounded to TF32; small is
 // the rest (exact in FP32) times 2^10 (exact: a power of two), rounded to TF32, so the tensor
 // core, which reads only the top 19 bits of each word, truncates neither. Unscaled, a small
-// part under 2^-126 would be a subnormal number, whose TF32 rounding keeps only the bits
-// above 2^-136: scaled, it keeps ten bits below its leading one down to x = 2^-125, and a
-// subnormal x keeps all of its bits above 2^-146. |rest| <= 2^-11 2^e for x in [2^e, 2^(e+1)),
+// part under 2^-126 would be a subnormal number, whose TF32 rounding keeps only its bits at
+// 2^-136 and up: scaled, it keeps ten bits below its leading one down to x = 2^-125. A
+// subnormal x keeps its bits at 2^-146 and up, and loses the last three (for x near 2^-134,
+// about 2^-13 of it: subnormal inputs still fail the check). |rest| <= 2^-11 2^e for x in [2^e, 2^(e+1)),
 // so the scaled small part is at most half of |x|. x is first clamped to TF32's range, as in
 // step 21's careful split: an Inf splits into big = +-TF32_MAX and small = Inf (so Inf times
 // any nonzero partner is Inf, and Inf times 0 is NaN, as in FP32), a NaN into a finite big
@@ -326,7 +328,8 @@ __global__ void __launch_bounds__(THREADS, 1)
   // grid to finish and its stores to be visible before they read a partial sum.
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 
-  // The small parts' products, scaled back once (exact unless the result is subnormal).
+  // The small parts' products, scaled back once (the product exact unless it is subnormal;
+  // the add rounds once).
 #pragma unroll
   for (int i = 0; i < 64; ++i) acc[i] += d_small[i] * (1.0f / SMALL_SCALE);
 
