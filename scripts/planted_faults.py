@@ -21,7 +21,7 @@ Every run uses alpha != 1. The controls and mutants are built by the project's C
 like the steps (scripts/sweep.py's build_variants), for the build's architectures. Run after
 CMake has configured the build:
 
-    scripts/planted_faults.py --build build [--steps "25_tensor_split_k 26_scaled_small_parts"]
+    scripts/planted_faults.py --build build [--steps "26_scaled_small_parts 27_scaled_rows_columns"]
 """
 import argparse
 import os
@@ -199,6 +199,13 @@ FAULTS = [
       ("acc[i] += d_small[i] * (1.0f / SMALL_SCALE);", "acc[i] += d_small[i];")],
      [("--check --sizes 1x1x1 --alpha 1.5 --beta 0 --exponents -118,118", "check"),
       ("--check --sizes 1x1x1 --alpha 1.5 --beta 0 --exponents 118,-118", "check")]),
+    # Step 27 without its scaling of rows and columns: every exponent 0, step 26's numbers.
+    # Caught on subnormal A and on subnormal B (gpu.subnormal_a and gpu.subnormal_b), where
+    # step 26 fails: at 1x1x1, and for A at 1024^3, a sum over K = 1024.
+    ("3xTF32: the rows' and columns' scaling dropped", "27_scaled_rows_columns",
+     [("  if (bits == 0 || bits >= 0x7f800000u) return 0;", "  return 0;")],
+     [("--check --sizes 1x1x1,1024x1024x1024 --alpha 1.5 --beta 0 --exponents -134,120", "check"),
+      ("--check --sizes 1x1x1 --alpha 1.5 --beta 0 --exponents 120,-134", "check")]),
 ]
 
 LIMIT = re.compile(r"FP32-grade limit ([0-9.e+]+) u")

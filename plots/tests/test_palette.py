@@ -11,7 +11,7 @@ from plots import palette
 from plots.figures import _RC, plot_gflops_vs_size, plot_ratio_heatmap
 from plots.tests.helpers import assert_nothing_cut_off, figure_texts, synthetic_gpu
 
-TUTORIAL = [f"{n:02d}_step{n}" for n in range(27)]
+TUTORIAL = [f"{n:02d}_step{n}" for n in range(28)]
 
 
 def hex_color(color) -> str:
@@ -26,13 +26,13 @@ class PaletteTest(unittest.TestCase):
         self.assertEqual([names[n].label for n in (13, 20)],
                          ["13–20 CUDA cores to cuBLAS"] * 2)
         self.assertEqual([names[n].label for n in (21, 24)],
-                         ["21–26 3xTF32 on tensor cores"] * 2)
+                         ["21–27 3xTF32 on tensor cores"] * 2)
         self.assertIsNone(palette.chapter_of("00_cublas"))
-        self.assertIs(palette.chapter_of("27_later"), palette.OTHER)
+        self.assertIs(palette.chapter_of("28_later"), palette.OTHER)
         self.assertIs(palette.chapter_of("unnumbered"), palette.OTHER)
 
     def test_no_colour_for_two_steps(self):
-        steps = TUTORIAL + ["27_later", "28_later", "unnumbered"]
+        steps = TUTORIAL + ["28_later", "29_later", "unnumbered"]
         colors = [hex_color(palette.step_color(step, steps)) for step in steps]
         self.assertEqual(len(set(colors)), len(steps), colors)
 
