@@ -29,14 +29,14 @@ constexpr int BN = SGEMM_KNOB(BN, 128);          // columns of C per block: 64 p
 constexpr int TUNE_SPLIT = SGEMM_KNOB(TUNE_SPLIT, 32);   // K-width of a shared tile: one 128-byte swizzle row of floats
 constexpr int STAGES = SGEMM_KNOB(STAGES, 4);        // shared stages in the TMA ring
 constexpr int GROUP_ROWS = SGEMM_KNOB(GROUP_ROWS, 16);   // block rows that neighbouring blocks walk down together (L2 reuse)
-constexpr int CONSUMER_REGISTERS = SGEMM_KNOB(CONSUMER_REGISTERS, 232);  // setmaxnreg for the consumers (the producer keeps 40)
+constexpr int CONSUMER_REGISTERS = SGEMM_KNOB(CONSUMER_REGISTERS, 240);  // setmaxnreg for the consumers (the producer keeps 24)
 
 constexpr int WGMMA_M = 64, WGMMA_K = 8;  // one wgmma: 64 columns of C x BM rows x 8 k
 constexpr int CONSUMERS = BN / WGMMA_M;   // consumer warpgroups
 constexpr int THREADS = 128 * (1 + CONSUMERS);  // warpgroup 0 produces, the others consume
 constexpr int K_STEPS = TUNE_SPLIT / WGMMA_K;   // wgmmas per k tile and pass
 constexpr int B_BOX = SGEMM_KNOB(B_BOX, 32);  // columns of a TMA box of B: 128 bytes, the 128-byte swizzle's width
-constexpr int PRODUCER_REGISTERS = SGEMM_KNOB(PRODUCER_REGISTERS, 40);
+constexpr int PRODUCER_REGISTERS = SGEMM_KNOB(PRODUCER_REGISTERS, 24);
 constexpr int SPLITTERS = SGEMM_KNOB(SPLITTERS, 96);  // threads of the producer warpgroup that split A (warps 1 .. 3)
 
 constexpr int MAX_SPLITS = SGEMM_KNOB(MAX_SPLITS, 64);              // most pieces K is cut into
@@ -45,20 +45,20 @@ constexpr int PIECE_OVERHEAD_TILES = SGEMM_KNOB(PIECE_OVERHEAD_TILES, 2);  // a 
 constexpr int MIN_GAIN_PERCENT = SGEMM_KNOB(MIN_GAIN_PERCENT, 10);  // more pieces must cut the estimated time by this much
 constexpr int L2_BANDWIDTH_RATIO = SGEMM_KNOB(L2_BANDWIDTH_RATIO, 4);  // partial sums in L2 move this much faster than device memory
 constexpr int REDUCE_THREADS = SGEMM_KNOB(REDUCE_THREADS, 256);     // threads per block of the reduction kernel
-constexpr int SCAN_THREADS = SGEMM_KNOB(SCAN_THREADS, 256);  // threads per block of the pass that finds the largest magnitudes
-constexpr int A_SCAN_K = SGEMM_KNOB(A_SCAN_K, 1024);         // k of one row of A that a warp of that pass reads
-constexpr int B_SCAN_K = SGEMM_KNOB(B_SCAN_K, 64);           // k of one column of B that a thread of that pass reads
+constexpr int PASS_THREADS = SGEMM_KNOB(PASS_THREADS, 256);  // threads per block of the pass that finds the largest magnitudes
+constexpr int PASS_LOADS = SGEMM_KNOB(PASS_LOADS, 16);       // loads each thread of that pass has in flight at once
 constexpr int TF32_FMAS_PER_SM_CLOCK = 1024;  // an H100 SM's dense TF32 rate (494.7 TFLOPS at 1830 MHz on 132 SMs)
 static_assert(MAX_SPLITS >= 1 && MIN_SPLIT_K_TILES >= 1 && MIN_GAIN_PERCENT >= 0 && PIECE_OVERHEAD_TILES >= 0 &&
                   L2_BANDWIDTH_RATIO >= 1,
               "at least one piece, of at least one k tile; more pieces only for a gain, never for a loss");
-static_assert(SCAN_THREADS % 32 == 0 && A_SCAN_K >= 32 && B_SCAN_K >= 1, "the pass reads A a warp at a time");
+static_assert(PASS_THREADS % 32 == 0 && PASS_THREADS <= 1024 && PASS_LOADS >= 1, "the pass works a warp at a time");
 static_assert(TUNE_SPLIT * sizeof(float) == 128, "a row of the A tile is one 128-byte swizzle row");
 static_assert(BN % WGMMA_M == 0 && WGMMA_M % B_BOX == 0, "each consumer takes whole 32-column boxes of B");
 static_assert(BM % 8 == 0 && BM >= 8 && BM <= 256, "wgmma's N is a multiple of 8 up to 256");
 static_assert(BM == 128, "the wgmma wrapper below spells out m64n128k8's 64 accumulators");
-static_assert(PRODUCER_REGISTERS * 128 + CONSUMER_REGISTERS * 128 * CONSUMERS <= 65536,
-              "the register file holds 64K registers per SM, one block per SM");
+static_assert(PRODUCER_REGISTERS * 128 + CONSUMER_REGISTERS * 128 * CONSUMERS <= 65536 / THREADS / 8 * 8 * THREADS,
+              "setmaxnreg moves registers between warpgroups, never more than the launch gave the block: "
+              "65536 / THREADS per thread, in steps of 8 (168 for 384 threads); more, and .inc waits forever");
 static_assert(CONSUMER_REGISTERS % 8 == 0 && PRODUCER_REGISTERS % 8 == 0, "setmaxnreg counts are multiples of 8");
 
 constexpr int A_TILE_BYTES = BM * TUNE_SPLIT * sizeof(float);  // [BM][TUNE_SPLIT], 128-byte swizzled
@@ -96,35 +96,52 @@ __device__ __forceinline__ int scale_exponent(unsigned bits) {
 // 2^e as a float, for e in [-126, 127] (a normal number: its exponent field is e + 127).
 __device__ __forceinline__ float pow2(int e) { return __int_as_float((e + 127) << 23); }
 
-// The pass before the GEMM: blocks 0 .. a_blocks-1 read A, a warp per A_SCAN_K k of one row
-// (lanes on consecutive k, so a warp reads 128 contiguous bytes at a time); the rest read B,
-// a thread per column and B_SCAN_K k (threads on consecutive columns). Each raises its row's
-// or column's entry of max_bits once, with the largest of what it read.
-__global__ void __launch_bounds__(SCAN_THREADS)
+// The pass before the GEMM. It reads A and B once, 4 (MK + KN) bytes, so it should run at
+// the memory's bandwidth; at 1024^3 that is 8 MB, a few microseconds, only if every load is
+// in flight at once. So each thread issues all its loads (PASS_LOADS, unrolled, predicated
+// at the edges) before it compares any. Blocks 0 .. a_blocks-1 read A: a warp per row and
+// 32 PASS_LOADS consecutive k (the lanes on neighbouring k: each load of the warp is 128
+// contiguous bytes). The rest read B: a block per 32 columns and PASS_WARPS PASS_LOADS rows
+// of k, its warps on interleaved rows (lanes on neighbouring columns), the warps' results
+// gathered in shared memory. Each warp or block raises an entry of max_bits once.
+constexpr int PASS_WARPS = PASS_THREADS / 32;
+__global__ void __launch_bounds__(PASS_THREADS)
     largest_magnitudes(sgemm::Problem p, unsigned* max_bits, int a_blocks) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   // The GEMM may start launching now (a programmatic dependent launch): its barriers and first
   // copies do not need max_bits, and its splitters and consumers wait for this grid to finish.
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 #endif
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  unsigned m = 0;
   if (static_cast<int>(blockIdx.x) < a_blocks) {
-    const int k_chunks = sgemm::ceil_div(p.K, A_SCAN_K), lane = threadIdx.x % 32;
-    const long long task = static_cast<long long>(blockIdx.x) * (SCAN_THREADS / 32) + threadIdx.x / 32;
-    const int row = static_cast<int>(task / k_chunks), k0 = static_cast<int>(task % k_chunks) * A_SCAN_K;
+    const int k_chunks = sgemm::ceil_div(p.K, 32 * PASS_LOADS);
+    const long long task = static_cast<long long>(blockIdx.x) * PASS_WARPS + warp;
+    const int row = static_cast<int>(task / k_chunks), k0 = static_cast<int>(task % k_chunks) * 32 * PASS_LOADS;
     if (row >= p.M) return;  // the whole warp: one row per warp
     const float* a = p.A + static_cast<long long>(row) * p.lda;
-    unsigned m = 0;
-    for (int k = k0 + lane; k < min(p.K, k0 + A_SCAN_K); k += 32) m = max(m, __float_as_uint(a[k]) & 0x7fffffffu);
+#pragma unroll
+    for (int i = 0; i < PASS_LOADS; ++i) {
+      const int k = k0 + 32 * i + lane;
+      if (k < p.K) m = max(m, __float_as_uint(a[k]) & 0x7fffffffu);
+    }
     m = __reduce_max_sync(0xffffffffu, m);
     if (lane == 0 && m != 0) atomicMax(&max_bits[row], m);
-  } else {
-    const int col_blocks = sgemm::ceil_div(p.N, SCAN_THREADS), task = blockIdx.x - a_blocks;
-    const int col = (task % col_blocks) * SCAN_THREADS + threadIdx.x, k0 = (task / col_blocks) * B_SCAN_K;
-    if (col >= p.N) return;
-    unsigned m = 0;
-    for (int k = k0; k < min(p.K, k0 + B_SCAN_K); ++k)
-      m = max(m, __float_as_uint(p.B[static_cast<long long>(k) * p.ldb + col]) & 0x7fffffffu);
-    if (m != 0) atomicMax(&max_bits[p.M + col], m);
+    return;
+  }
+  __shared__ unsigned warp_max[PASS_WARPS][32];
+  const int col_blocks = sgemm::ceil_div(p.N, 32), task = blockIdx.x - a_blocks;
+  const int col = (task % col_blocks) * 32 + lane, k0 = (task / col_blocks) * PASS_WARPS * PASS_LOADS;
+#pragma unroll
+  for (int i = 0; i < PASS_LOADS; ++i) {
+    const int k = k0 + PASS_WARPS * i + warp;
+    if (k < p.K && col < p.N) m = max(m, __float_as_uint(p.B[static_cast<long long>(k) * p.ldb + col]) & 0x7fffffffu);
+  }
+  warp_max[warp][lane] = m;
+  __syncthreads();
+  if (warp == 0) {
+    for (int w = 1; w < PASS_WARPS; ++w) m = max(m, warp_max[w][lane]);
+    if (col < p.N && m != 0) atomicMax(&max_bits[p.M + col], m);
   }
 }
 
@@ -597,10 +614,10 @@ void launch(const sgemm::Problem& p, cudaStream_t stream) {
   // directly): every row's and column's largest magnitude, from zero (the bits of +0).
   unsigned* max_bits = max_bits_workspace(std::size_t(p.M) + p.N, stream);
   CUDA_CHECK(cudaMemsetAsync(max_bits, 0, (std::size_t(p.M) + p.N) * sizeof(unsigned), stream));
-  const long long a_tasks = static_cast<long long>(p.M) * sgemm::ceil_div(p.K, A_SCAN_K);
-  const int a_blocks = static_cast<int>((a_tasks + SCAN_THREADS / 32 - 1) / (SCAN_THREADS / 32));  // a warp per task
-  const int b_blocks = sgemm::ceil_div(p.N, SCAN_THREADS) * sgemm::ceil_div(p.K, B_SCAN_K);
-  largest_magnitudes<<<a_blocks + b_blocks, SCAN_THREADS, 0, stream>>>(p, max_bits, a_blocks);
+  const long long a_tasks = static_cast<long long>(p.M) * sgemm::ceil_div(p.K, 32 * PASS_LOADS);  // a warp each
+  const int a_blocks = static_cast<int>((a_tasks + PASS_WARPS - 1) / PASS_WARPS);
+  const int b_blocks = sgemm::ceil_div(p.N, 32) * sgemm::ceil_div(p.K, PASS_WARPS * PASS_LOADS);
+  largest_magnitudes<<<a_blocks + b_blocks, PASS_THREADS, 0, stream>>>(p, max_bits, a_blocks);
 
   CUDA_CHECK(cudaFuncSetAttribute(sgemm_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SHARED_BYTES));
   const int ld_partials = sgemm::ceil_div(p.N, 4) * 4;
