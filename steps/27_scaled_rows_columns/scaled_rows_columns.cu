@@ -21,6 +21,7 @@
 #include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled, the type of the function the runtime hands out
 
 #include <cstdint>
+#include <type_traits>  // std::true_type, std::false_type: the scaled and unscaled loops
 
 #include "sgemm.cuh"
 
@@ -29,14 +30,14 @@ constexpr int BN = SGEMM_KNOB(BN, 128);          // columns of C per block: 64 p
 constexpr int TUNE_SPLIT = SGEMM_KNOB(TUNE_SPLIT, 32);   // K-width of a shared tile: one 128-byte swizzle row of floats
 constexpr int STAGES = SGEMM_KNOB(STAGES, 4);        // shared stages in the TMA ring
 constexpr int GROUP_ROWS = SGEMM_KNOB(GROUP_ROWS, 16);   // block rows that neighbouring blocks walk down together (L2 reuse)
-constexpr int CONSUMER_REGISTERS = SGEMM_KNOB(CONSUMER_REGISTERS, 240);  // setmaxnreg for the consumers (the producer keeps 24)
+constexpr int CONSUMER_REGISTERS = SGEMM_KNOB(CONSUMER_REGISTERS, 232);  // setmaxnreg for the consumers (the producer keeps 40)
 
 constexpr int WGMMA_M = 64, WGMMA_K = 8;  // one wgmma: 64 columns of C x BM rows x 8 k
 constexpr int CONSUMERS = BN / WGMMA_M;   // consumer warpgroups
 constexpr int THREADS = 128 * (1 + CONSUMERS);  // warpgroup 0 produces, the others consume
 constexpr int K_STEPS = TUNE_SPLIT / WGMMA_K;   // wgmmas per k tile and pass
 constexpr int B_BOX = SGEMM_KNOB(B_BOX, 32);  // columns of a TMA box of B: 128 bytes, the 128-byte swizzle's width
-constexpr int PRODUCER_REGISTERS = SGEMM_KNOB(PRODUCER_REGISTERS, 24);
+constexpr int PRODUCER_REGISTERS = SGEMM_KNOB(PRODUCER_REGISTERS, 40);
 constexpr int SPLITTERS = SGEMM_KNOB(SPLITTERS, 96);  // threads of the producer warpgroup that split A (warps 1 .. 3)
 
 constexpr int MAX_SPLITS = SGEMM_KNOB(MAX_SPLITS, 64);              // most pieces K is cut into
@@ -47,10 +48,13 @@ constexpr int L2_BANDWIDTH_RATIO = SGEMM_KNOB(L2_BANDWIDTH_RATIO, 4);  // partia
 constexpr int REDUCE_THREADS = SGEMM_KNOB(REDUCE_THREADS, 256);     // threads per block of the reduction kernel
 constexpr int PASS_THREADS = SGEMM_KNOB(PASS_THREADS, 256);  // threads per block of the pass that finds the largest magnitudes
 constexpr int PASS_LOADS = SGEMM_KNOB(PASS_LOADS, 16);       // loads each thread of that pass has in flight at once
+constexpr int UNSCALED_EXPONENT = SGEMM_KNOB(UNSCALED_EXPONENT, 100);  // rows and columns with their largest magnitude in [2^-E, 2^(E+1)) are not scaled
 constexpr int TF32_FMAS_PER_SM_CLOCK = 1024;  // an H100 SM's dense TF32 rate (494.7 TFLOPS at 1830 MHz on 132 SMs)
 static_assert(MAX_SPLITS >= 1 && MIN_SPLIT_K_TILES >= 1 && MIN_GAIN_PERCENT >= 0 && PIECE_OVERHEAD_TILES >= 0 &&
                   L2_BANDWIDTH_RATIO >= 1,
               "at least one piece, of at least one k tile; more pieces only for a gain, never for a loss");
+static_assert(UNSCALED_EXPONENT >= 0 && UNSCALED_EXPONENT <= 110,
+              "an unscaled value times a scaled one (at most 2), summed over K, stays below FLT_MAX");
 static_assert(PASS_THREADS % 32 == 0 && PASS_THREADS <= 1024 && PASS_LOADS >= 1, "the pass works a warp at a time");
 static_assert(TUNE_SPLIT * sizeof(float) == 128, "a row of the A tile is one 128-byte swizzle row");
 static_assert(BN % WGMMA_M == 0 && WGMMA_M % B_BOX == 0, "each consumer takes whole 32-column boxes of B");
@@ -64,7 +68,7 @@ static_assert(CONSUMER_REGISTERS % 8 == 0 && PRODUCER_REGISTERS % 8 == 0, "setma
 constexpr int A_TILE_BYTES = BM * TUNE_SPLIT * sizeof(float);  // [BM][TUNE_SPLIT], 128-byte swizzled
 constexpr int B_TILE_BYTES = TUNE_SPLIT * BN * sizeof(float);  // [BN / 32][TUNE_SPLIT][32], swizzled
 constexpr int STAGE_BYTES = 2 * A_TILE_BYTES + B_TILE_BYTES;   // A, A's small part, B
-constexpr int SHARED_BYTES = STAGES * STAGE_BYTES + 3 * STAGES * 8 + BM * 4 + 1024;  // + barriers, row factors, alignment
+constexpr int SHARED_BYTES = STAGES * STAGE_BYTES + 3 * STAGES * 8 + (BM + BN) * 4 + 1024;  // + barriers, factors, alignment
 static_assert(A_TILE_BYTES % 1024 == 0 && B_TILE_BYTES % 1024 == 0,
               "swizzled tiles start on 1024-byte boundaries (the swizzle repeats every 8 rows of 128 B)");
 static_assert(SHARED_BYTES <= sgemm::shared_limit(),
@@ -86,12 +90,15 @@ __device__ __forceinline__ void store_c(const sgemm::Problem& p, int row, int co
 //
 // The exponent s of a row's (or column's) largest magnitude m, 2^s <= m < 2^(s+1), clamped to
 // [-126, 126] so that 2^-s is a normal float: a row whose largest value is subnormal gets
-// -126 (times 2^126, a subnormal becomes a normal number exactly). A row of zeros, or one
-// with an Inf or a NaN, gets 0: each of the latter's results is an Inf or a NaN whatever the
-// scale, and unscaled it keeps step 26's handling of them.
+// -126 (times 2^126, a subnormal becomes a normal number exactly). 0, and so no scaling, for
+// a row whose m lies in [2^-UNSCALED_EXPONENT, 2^(UNSCALED_EXPONENT+1)), where step 26's
+// split already holds (its products with a scaled partner, at most 2, cannot overflow), for a
+// row of zeros, and for a row with an Inf or a NaN (each of its results is an Inf or a NaN
+// whatever the scale; unscaled, it keeps step 26's handling of them).
 __device__ __forceinline__ int scale_exponent(unsigned bits) {
   if (bits == 0 || bits >= 0x7f800000u) return 0;
-  return min(max(static_cast<int>(bits >> 23), 1) - 127, 126);
+  const int s = min(max(static_cast<int>(bits >> 23), 1) - 127, 126);
+  return abs(s) <= UNSCALED_EXPONENT ? 0 : s;
 }
 // 2^e as a float, for e in [-126, 127] (a normal number: its exponent field is e + 127).
 __device__ __forceinline__ float pow2(int e) { return __int_as_float((e + 127) << 23); }
@@ -178,6 +185,19 @@ __device__ __forceinline__ void tf32_split(float x, float& big, float& small) {
   big = tf32_round(fminf(fmaxf(x, -TF32_MAX), TF32_MAX));
   const float rest = (x - big) * SMALL_SCALE;
   small = fabsf(rest) < INFINITY ? tf32_round(rest) : rest;
+}
+
+// Named barrier ID with THREADS_IN threads (whole warps): they all wait for each other, and all
+// get whether `mine` was true in any of them.
+template <int ID, int THREADS_IN>
+__device__ __forceinline__ bool any_of_threads(bool mine) {
+  unsigned any;
+  asm volatile("{\n .reg .pred mine, any;\n setp.ne.u32 mine, %1, 0;\n"
+               " bar.red.or.pred any, %2, %3, mine;\n selp.u32 %0, 1, 0, any;\n}"
+               : "=r"(any)
+               : "r"(unsigned(mine)), "n"(ID), "n"(THREADS_IN)
+               : "memory");
+  return any != 0;
 }
 
 // ---- mbarriers and TMA -----------------------------------------------------------------
@@ -280,6 +300,7 @@ __global__ void __launch_bounds__(THREADS, 1)
   uint64_t* split = full + STAGES;   // the splitters rewrote the A tile as big and small parts
   uint64_t* empty = split + STAGES;  // both consumers are done with the stage
   float* row_factor = reinterpret_cast<float*>(empty + STAGES);  // [BM]: 2^-s of each of the block's rows of A
+  float* col_factor = row_factor + BM;                             // [BN]: 2^-t of each of its columns of B
 
   const int warpgroup = threadIdx.x / 128;
   if (threadIdx.x == 0) {
@@ -322,38 +343,68 @@ __global__ void __launch_bounds__(THREADS, 1)
           tma_load(stage_b(s) + box * (TUNE_SPLIT * B_BOX * 4), map_b, block_col + box * B_BOX, k0, &full[s]);
       }
     } else if (threadIdx.x >= 32) {
-      // Each row's factor, once, for the three splitter warps (named barrier 1: the
-      // consumers and warp 0 do not take part), when the pass has written max_bits.
+      // The factors of the block's rows of A and columns of B, once, when the pass has written
+      // max_bits; named barrier 1 (the consumers and warp 0 do not take part) also tells every
+      // splitter whether any of them is not 1.
       asm volatile("griddepcontrol.wait;" ::: "memory");
-      for (int r = threadIdx.x - 32; r < BM; r += SPLITTERS)
+      bool scaled = false;
+      for (int r = threadIdx.x - 32; r < BM; r += SPLITTERS) {
         row_factor[r] = block_row + r < p.M ? pow2(-scale_exponent(max_bits[block_row + r])) : 1.0f;
-      asm volatile("bar.sync 1, %0;" ::"n"(SPLITTERS) : "memory");
+        scaled = scaled || row_factor[r] != 1.0f;
+      }
+      for (int c = threadIdx.x - 32; c < BN; c += SPLITTERS) {
+        col_factor[c] = block_col + c < p.N ? pow2(-scale_exponent(max_bits[p.M + block_col + c])) : 1.0f;
+        scaled = scaled || col_factor[c] != 1.0f;
+      }
+      scaled = any_of_threads<1, SPLITTERS>(scaled);
       // Element by element, so the swizzle does not matter: the small tile has the A tile's
       // layout, and the 16-byte chunk i lies in row i / 8 (a row is 128 bytes, and the swizzle
       // moves chunks only inside their row). The A tile is rewritten in place with the big
-      // part of each value times its row's factor.
-      for (int k_tile = 0; k_tile < k_tiles; ++k_tile) {
-        const int s = k_tile % STAGES;
-        barrier_wait(&full[s], (k_tile / STAGES) % 2);
-        float4* a = reinterpret_cast<float4*>(stage_a(s));
-        float4* a_small = reinterpret_cast<float4*>(stage_a_small(s));
+      // part of each value times its row's factor; the B tile, in a block with a scaled row
+      // or column, with each value times its column's factor (the consumers then wait for it).
+      // The splitters are the pipeline's slowest part: a block with nothing to scale runs
+      // step 26's loop, without the factors.
+      auto split_tiles = [&](auto scale) {
+        for (int k_tile = 0; k_tile < k_tiles; ++k_tile) {
+          const int s = k_tile % STAGES;
+          barrier_wait(&full[s], (k_tile / STAGES) % 2);
+          float4* a = reinterpret_cast<float4*>(stage_a(s));
+          float4* a_small = reinterpret_cast<float4*>(stage_a_small(s));
 #pragma unroll 2
-        for (int i = threadIdx.x - 32; i < A_TILE_BYTES / 16; i += SPLITTERS) {
-          const float f = row_factor[i / 8];
-          float4 v = a[i];
-          v.x *= f, v.y *= f, v.z *= f, v.w *= f;
-          float4 big, small;
-          tf32_split(v.x, big.x, small.x);
-          tf32_split(v.y, big.y, small.y);
-          tf32_split(v.z, big.z, small.z);
-          tf32_split(v.w, big.w, small.w);
-          a[i] = big;
-          a_small[i] = small;
+          for (int i = threadIdx.x - 32; i < A_TILE_BYTES / 16; i += SPLITTERS) {
+            float4 v = a[i];
+            if constexpr (decltype(scale)::value) {
+              const float f = row_factor[i / 8];
+              v.x *= f, v.y *= f, v.z *= f, v.w *= f;
+            }
+            float4 big, small;
+            tf32_split(v.x, big.x, small.x);
+            tf32_split(v.y, big.y, small.y);
+            tf32_split(v.z, big.z, small.z);
+            tf32_split(v.w, big.w, small.w);
+            a[i] = big;
+            a_small[i] = small;
+          }
+          if constexpr (decltype(scale)::value) {
+            // Chunk i of the B tile: box i / 256, row k = i / 8 % 32, columns 4 ((i % 8) ^ (k % 8)) ..+3.
+            float4* b = reinterpret_cast<float4*>(stage_b(s));
+            for (int i = threadIdx.x - 32; i < B_TILE_BYTES / 16; i += SPLITTERS) {
+              const int k = i / 8 % TUNE_SPLIT, col = i / 256 * B_BOX + ((i % 8) ^ (k % 8)) * 4;
+              const float4 f = *reinterpret_cast<const float4*>(col_factor + col);
+              float4 v = b[i];
+              v.x *= f.x, v.y *= f.y, v.z *= f.z, v.w *= f.w;
+              b[i] = v;
+            }
+          }
+          // Make these generic-proxy stores visible to wgmma's (async-proxy) reads.
+          asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+          barrier_arrive(&split[s]);
         }
-        // Make these generic-proxy stores visible to wgmma's (async-proxy) reads.
-        asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-        barrier_arrive(&split[s]);
-      }
+      };
+      if (scaled)
+        split_tiles(std::true_type{});
+      else
+        split_tiles(std::false_type{});
     }
     return;
   }
@@ -367,14 +418,14 @@ __global__ void __launch_bounds__(THREADS, 1)
   for (int kh = 0; kh < 2; ++kh)
 #pragma unroll
     for (int h = 0; h < 2; ++h) frag_offset[kh][h] = b_tile_offset(t + 4 * kh, consumer * WGMMA_M + operand_col(warp, h, g));
-  // The factors 2^-t of the two columns of B (and C) this thread's fragments stand for, when
-  // the pass has written max_bits.
-  asm volatile("griddepcontrol.wait;" ::: "memory");
-  auto col_exponent = [&](int h) {
-    const int col = block_col + consumer * WGMMA_M + operand_col(warp, h, g);
-    return col < p.N ? scale_exponent(max_bits[p.M + col]) : 0;
-  };
-  const float b_factor[2] = {pow2(-col_exponent(0)), pow2(-col_exponent(1))};
+  // Is any of the block's rows or columns scaled (named barrier 2, the consumers)? Then the
+  // splitters scale the B tile too, and the fragments are read after they are done.
+  asm volatile("griddepcontrol.wait;" ::: "memory");  // the pass has written max_bits
+  const int me = threadIdx.x - 128;                    // 0 .. 128 * CONSUMERS - 1
+  static_assert(128 * CONSUMERS >= BM && 128 * CONSUMERS >= BN, "a consumer thread per row and per column");
+  const bool scaled = any_of_threads<2, 128 * CONSUMERS>(
+      (me < BM && block_row + me < p.M && scale_exponent(max_bits[block_row + me]) != 0) ||
+      (me < BN && block_col + me < p.N && scale_exponent(max_bits[p.M + block_col + me]) != 0));
 
   float acc[64] = {};      // this thread's part of C^T (big x big), summed in FP32 over the k tiles
   float d[64];             // wgmma's accumulator for one k tile's big x big
@@ -383,6 +434,7 @@ __global__ void __launch_bounds__(THREADS, 1)
     const int s = k_tile % STAGES;
     const unsigned parity = (k_tile / STAGES) % 2;
     barrier_wait(&full[s], parity);  // B has landed (A too, but the splitters are at it)
+    if (scaled) barrier_wait(&split[s], parity);  // the splitters have scaled B's columns
 
     // B^T's fragments, split in registers into big and small parts, per k step.
     unsigned b_big[K_STEPS][4], b_small[K_STEPS][4];
@@ -394,7 +446,7 @@ __global__ void __launch_bounds__(THREADS, 1)
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
           // k = 8 step + t + 4 kh: 8 rows further per step, the same swizzle phase (k % 8).
-          const float b = *reinterpret_cast<const float*>(b_tile + frag_offset[kh][h] + step * WGMMA_K * 128) * b_factor[h];
+          const float b = *reinterpret_cast<const float*>(b_tile + frag_offset[kh][h] + step * WGMMA_K * 128);
           float big, small;
           tf32_split(b, big, small);
           b_big[step][h + 2 * kh] = __float_as_uint(big);
@@ -440,7 +492,12 @@ __global__ void __launch_bounds__(THREADS, 1)
   // columns are read before any store: for all the compiler knows, a store to C could change
   // max_bits, and it would read them again for every sum.
   int row_exponent[BM / 8][2];
-  const int col_exp[2] = {col_exponent(0), col_exponent(1)};
+  int col_exp[2];
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const int col = block_col + consumer * WGMMA_M + operand_col(warp, h, g);
+    col_exp[h] = col < p.N ? scale_exponent(max_bits[p.M + col]) : 0;
+  }
 #pragma unroll
   for (int j = 0; j < BM / 8; ++j)
 #pragma unroll
