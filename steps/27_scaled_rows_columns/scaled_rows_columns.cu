@@ -83,10 +83,24 @@ __device__ __forceinline__ void store_c(const sgemm::Problem& p, int row, int co
 }
 
 // ---- the scales ------------------------------------------------------------------------
-// max_bits holds, as float bits, the largest |A[i][k]| of each row i (entries 0 .. M-1), then
-// the largest |B[k][j]| of each column j (entries M .. M+N-1). For floats without their sign,
-// the order of the bits is the order of the values (an Inf above every finite value, a NaN
-// above an Inf), so atomicMax on the bits finds the largest magnitude.
+// The largest |A[i][k]| of each row i (entries 0 .. M-1), then the largest |B[k][j]| of each
+// column j (entries M .. M+N-1), as float bits: for floats without their sign, the order of
+// the bits is the order of the values (an Inf above every finite value, a NaN above an Inf),
+// so atomicMax on the bits finds the largest magnitude. An entry holds the launch's number in
+// its high 32 bits: an entry left by an earlier launch is smaller than any of this one's, so
+// atomicMax replaces it and the entries need no clearing between launches (a memset would be
+// one more launch before the GEMM); an entry this launch did not raise (a row of zeros) reads 0.
+struct Magnitudes {
+  unsigned long long* entries;
+  unsigned launch;  // 1, 2, ...
+  __device__ unsigned bits(int i) const {
+    const unsigned long long e = entries[i];
+    return static_cast<unsigned>(e >> 32) == launch ? static_cast<unsigned>(e) : 0u;
+  }
+  __device__ void raise(int i, unsigned m) const {
+    atomicMax(&entries[i], (static_cast<unsigned long long>(launch) << 32) | m);
+  }
+};
 //
 // The exponent s of a row's (or column's) largest magnitude m, 2^s <= m < 2^(s+1), clamped to
 // [-126, 126] so that 2^-s is a normal float: a row whose largest value is subnormal gets
@@ -120,7 +134,7 @@ __device__ __forceinline__ float times_pow2(float x, int e) { return x * pow2(e 
 // gathered in shared memory. Each warp or block raises an entry of max_bits once.
 constexpr int PASS_WARPS = PASS_THREADS / 32;
 __global__ void __launch_bounds__(PASS_THREADS)
-    largest_magnitudes(sgemm::Problem p, unsigned* max_bits, int a_blocks) {
+    largest_magnitudes(sgemm::Problem p, Magnitudes max_bits, int a_blocks) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   // The GEMM may start launching now (a programmatic dependent launch): its barriers and first
   // copies do not need max_bits, and its splitters and consumers wait for this grid to finish.
@@ -134,28 +148,31 @@ __global__ void __launch_bounds__(PASS_THREADS)
     const int row = static_cast<int>(task / k_chunks), k0 = static_cast<int>(task % k_chunks) * 32 * PASS_LOADS;
     if (row >= p.M) return;  // the whole warp: one row per warp
     const float* a = p.A + static_cast<long long>(row) * p.lda;
+    unsigned v[PASS_LOADS];
 #pragma unroll
-    for (int i = 0; i < PASS_LOADS; ++i) {
-      const int k = k0 + 32 * i + lane;
-      if (k < p.K) m = max(m, __float_as_uint(a[k]) & 0x7fffffffu);
-    }
+    for (int i = 0; i < PASS_LOADS; ++i) v[i] = k0 + 32 * i + lane < p.K ? __float_as_uint(a[k0 + 32 * i + lane]) : 0u;
+#pragma unroll
+    for (int i = 0; i < PASS_LOADS; ++i) m = max(m, v[i] & 0x7fffffffu);
     m = __reduce_max_sync(0xffffffffu, m);
-    if (lane == 0 && m != 0) atomicMax(&max_bits[row], m);
+    if (lane == 0 && m != 0) max_bits.raise(row, m);
     return;
   }
   __shared__ unsigned warp_max[PASS_WARPS][32];
   const int col_blocks = sgemm::ceil_div(p.N, 32), task = blockIdx.x - a_blocks;
   const int col = (task % col_blocks) * 32 + lane, k0 = (task / col_blocks) * PASS_WARPS * PASS_LOADS;
+  unsigned v[PASS_LOADS];
 #pragma unroll
   for (int i = 0; i < PASS_LOADS; ++i) {
     const int k = k0 + PASS_WARPS * i + warp;
-    if (k < p.K && col < p.N) m = max(m, __float_as_uint(p.B[static_cast<long long>(k) * p.ldb + col]) & 0x7fffffffu);
+    v[i] = k < p.K && col < p.N ? __float_as_uint(p.B[static_cast<long long>(k) * p.ldb + col]) : 0u;
   }
+#pragma unroll
+  for (int i = 0; i < PASS_LOADS; ++i) m = max(m, v[i] & 0x7fffffffu);
   warp_max[warp][lane] = m;
   __syncthreads();
   if (warp == 0) {
     for (int w = 1; w < PASS_WARPS; ++w) m = max(m, warp_max[w][lane]);
-    if (col < p.N && m != 0) atomicMax(&max_bits[p.M + col], m);
+    if (col < p.N && m != 0) max_bits.raise(p.M + col, m);
   }
 }
 
@@ -288,7 +305,7 @@ __device__ __forceinline__ int b_tile_offset(int k, int col) {
 
 __global__ void __launch_bounds__(THREADS, 1)
     sgemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b, sgemm::Problem p,
-                 int k_tiles_per_split, float* partials, int ld_partials, const unsigned* max_bits) {
+                 int k_tiles_per_split, float* partials, int ld_partials, Magnitudes max_bits) {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
   extern __shared__ unsigned char shared_raw[];
   // Swizzled tiles need 1024-byte alignment; the launch adds 1024 bytes of slack.
@@ -349,11 +366,11 @@ __global__ void __launch_bounds__(THREADS, 1)
       asm volatile("griddepcontrol.wait;" ::: "memory");
       bool scaled = false;
       for (int r = threadIdx.x - 32; r < BM; r += SPLITTERS) {
-        row_factor[r] = block_row + r < p.M ? pow2(-scale_exponent(max_bits[block_row + r])) : 1.0f;
+        row_factor[r] = block_row + r < p.M ? pow2(-scale_exponent(max_bits.bits(block_row + r))) : 1.0f;
         scaled = scaled || row_factor[r] != 1.0f;
       }
       for (int c = threadIdx.x - 32; c < BN; c += SPLITTERS) {
-        col_factor[c] = block_col + c < p.N ? pow2(-scale_exponent(max_bits[p.M + block_col + c])) : 1.0f;
+        col_factor[c] = block_col + c < p.N ? pow2(-scale_exponent(max_bits.bits(p.M + block_col + c))) : 1.0f;
         scaled = scaled || col_factor[c] != 1.0f;
       }
       scaled = any_of_threads<1, SPLITTERS>(scaled);
@@ -418,14 +435,7 @@ __global__ void __launch_bounds__(THREADS, 1)
   for (int kh = 0; kh < 2; ++kh)
 #pragma unroll
     for (int h = 0; h < 2; ++h) frag_offset[kh][h] = b_tile_offset(t + 4 * kh, consumer * WGMMA_M + operand_col(warp, h, g));
-  // Is any of the block's rows or columns scaled (named barrier 2, the consumers)? Then the
-  // splitters scale the B tile too, and the fragments are read after they are done.
-  asm volatile("griddepcontrol.wait;" ::: "memory");  // the pass has written max_bits
-  const int me = threadIdx.x - 128;                    // 0 .. 128 * CONSUMERS - 1
-  static_assert(128 * CONSUMERS >= BM && 128 * CONSUMERS >= BN, "a consumer thread per row and per column");
-  const bool scaled = any_of_threads<2, 128 * CONSUMERS>(
-      (me < BM && block_row + me < p.M && scale_exponent(max_bits[block_row + me]) != 0) ||
-      (me < BN && block_col + me < p.N && scale_exponent(max_bits[p.M + block_col + me]) != 0));
+  asm volatile("griddepcontrol.wait;" ::: "memory");  // the pass has written max_bits (for the epilogue)
 
   float acc[64] = {};      // this thread's part of C^T (big x big), summed in FP32 over the k tiles
   float d[64];             // wgmma's accumulator for one k tile's big x big
@@ -433,8 +443,11 @@ __global__ void __launch_bounds__(THREADS, 1)
   for (int k_tile = 0; k_tile < k_tiles; ++k_tile) {
     const int s = k_tile % STAGES;
     const unsigned parity = (k_tile / STAGES) % 2;
-    barrier_wait(&full[s], parity);  // B has landed (A too, but the splitters are at it)
-    if (scaled) barrier_wait(&split[s], parity);  // the splitters have scaled B's columns
+    barrier_wait(&full[s], parity);  // B has landed
+    // and the splitters are done with the stage: A is split and, in a block that scales, B's
+    // columns are scaled. (Step 26 waits for them after splitting B; waiting here only in a
+    // block that scales was no faster, and took registers.)
+    barrier_wait(&split[s], parity);
 
     // B^T's fragments, split in registers into big and small parts, per k step.
     unsigned b_big[K_STEPS][4], b_small[K_STEPS][4];
@@ -455,7 +468,6 @@ __global__ void __launch_bounds__(THREADS, 1)
 
     // The two products with a small part into d_small, which runs on over the k tiles (its
     // rounding errors are 2^-10 of the result's); big x big into d, from zero.
-    barrier_wait(&split[s], parity);  // A's big and small parts are in place
     wgmma_fence();
 #pragma unroll
     for (int step = 0; step < K_STEPS; ++step)
@@ -496,14 +508,14 @@ __global__ void __launch_bounds__(THREADS, 1)
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
     const int col = block_col + consumer * WGMMA_M + operand_col(warp, h, g);
-    col_exp[h] = col < p.N ? scale_exponent(max_bits[p.M + col]) : 0;
+    col_exp[h] = col < p.N ? scale_exponent(max_bits.bits(p.M + col)) : 0;
   }
 #pragma unroll
   for (int j = 0; j < BM / 8; ++j)
 #pragma unroll
     for (int v = 0; v < 2; ++v) {
       const int row = block_row + 8 * j + 2 * t + v;
-      row_exponent[j][v] = row < p.M ? scale_exponent(max_bits[row]) : 0;
+      row_exponent[j][v] = row < p.M ? scale_exponent(max_bits.bits(row)) : 0;
     }
 #pragma unroll
   for (int j = 0; j < BM / 8; ++j)
@@ -657,19 +669,25 @@ float* partials_workspace(std::size_t floats, cudaStream_t stream) {
   return buffer;
 }
 
-// The largest magnitudes' workspace (M + N entries), grown like the partial sums'.
-unsigned* max_bits_workspace(std::size_t entries, cudaStream_t stream) {
-  static unsigned* buffer = nullptr;
+// The largest magnitudes' workspace (M + N entries), grown like the partial sums', cleared
+// only when it is new and when the launch number would wrap around.
+Magnitudes magnitudes_workspace(std::size_t entries, cudaStream_t stream) {
+  static unsigned long long* buffer = nullptr;
   static std::size_t capacity = 0;
-  if (entries > capacity) {
-    if (buffer) {
-      CUDA_CHECK(cudaStreamSynchronize(stream));
-      CUDA_CHECK(cudaFree(buffer));
+  static unsigned launches = 0;
+  if (entries > capacity || launches == ~0u) {
+    if (entries > capacity) {
+      if (buffer) {
+        CUDA_CHECK(cudaStreamSynchronize(stream));
+        CUDA_CHECK(cudaFree(buffer));
+      }
+      CUDA_CHECK(cudaMalloc(&buffer, entries * sizeof(unsigned long long)));
+      capacity = entries;
     }
-    CUDA_CHECK(cudaMalloc(&buffer, entries * sizeof(unsigned)));
-    capacity = entries;
+    CUDA_CHECK(cudaMemsetAsync(buffer, 0, capacity * sizeof(unsigned long long), stream));
+    launches = 0;
   }
-  return buffer;
+  return {buffer, ++launches};
 }
 
 void launch(const sgemm::Problem& p, cudaStream_t stream) {
@@ -684,9 +702,8 @@ void launch(const sgemm::Problem& p, cudaStream_t stream) {
   const int splits = sgemm::ceil_div(k_tiles, k_tiles_per_split);  // no piece left empty
   sgemm::took_path(splits == 1 ? "whole-tiles" : "split-K", splits);
   // The pass (after any copy into an aligned workspace, so that the GEMM's launch follows it
-  // directly): every row's and column's largest magnitude, from zero (the bits of +0).
-  unsigned* max_bits = max_bits_workspace(std::size_t(p.M) + p.N, stream);
-  CUDA_CHECK(cudaMemsetAsync(max_bits, 0, (std::size_t(p.M) + p.N) * sizeof(unsigned), stream));
+  // directly): every row's and column's largest magnitude.
+  const Magnitudes max_bits = magnitudes_workspace(std::size_t(p.M) + p.N, stream);
   const long long a_tasks = static_cast<long long>(p.M) * sgemm::ceil_div(p.K, 32 * PASS_LOADS);  // a warp each
   const int a_blocks = static_cast<int>((a_tasks + PASS_WARPS - 1) / PASS_WARPS);
   const int b_blocks = sgemm::ceil_div(p.N, 32) * sgemm::ceil_div(p.K, PASS_WARPS * PASS_LOADS);
@@ -707,7 +724,7 @@ void launch(const sgemm::Problem& p, cudaStream_t stream) {
   gemm.attrs = &after_pass;
   gemm.numAttrs = 1;
   CUDA_CHECK(cudaLaunchKernelEx(&gemm, sgemm_kernel, map_a, map_b, p, k_tiles_per_split, partials,
-                                splits == 1 ? 0 : ld_partials, static_cast<const unsigned*>(max_bits)));
+                                splits == 1 ? 0 : ld_partials, max_bits));
   if (splits == 1) return;
   // The reduction, as a programmatic dependent launch: its launch overlaps the GEMM's end.
   cudaLaunchConfig_t config = {};
