@@ -1660,17 +1660,17 @@ def draw_wgmma_layout(repo: Path) -> Canvas:
 # ---- 26: the small parts scaled by 2^10 ------------------------------------------------------------
 
 
-def _scaled_split(repo: Path) -> tuple[int, int, int]:
-    """(half a place, the mask, the scale's exponent) of step 26's split: tf32_round's
-    `(bits + 0x1000u) & 0xffffe000u` and `SMALL_SCALE = 0x1p10f`."""
-    source = source_text(repo, 26)
+def _scaled_split(repo: Path, number: int = 26) -> tuple[int, int, int]:
+    """(half a place, the mask, the scale's exponent) of step 26's split (or a later step's, the
+    same code): tf32_round's `(bits + 0x1000u) & 0xffffe000u` and `SMALL_SCALE = 0x1p10f`."""
+    source = source_text(repo, number)
     rounding = re.search(
         r"tf32_round\(float x\)\s*\{[^}]*?\+\s*0x([0-9a-fA-F]+)u\)\s*&\s*0x([0-9a-fA-F]+)u", source
     )
     scale = re.search(r"\bSMALL_SCALE\s*=\s*0x1p(\d+)f", source)
     if not rounding or not scale:
         raise ValueError(
-            "pictures: step 26 no longer reads `tf32_round ... (bits + 0x...u) & 0x...u` and "
+            f"pictures: step {number} no longer reads `tf32_round ... (bits + 0x...u) & 0x...u` and "
             "`SMALL_SCALE = 0x1p<n>f`"
         )
     return int(rounding.group(1), 16), int(rounding.group(2), 16), int(scale.group(1))
@@ -1827,6 +1827,170 @@ def draw_scaled_small_parts(repo: Path) -> Canvas:
             size=8.5, va="top")
     return cv
 
+
+# ---- 27: rows of A and columns of B scaled by powers of two ---------------------------------------
+
+
+def _scale_rule(repo: Path) -> tuple[int, int, int, int]:
+    """(the least exponent field, the bias, the clamp, UNSCALED_EXPONENT) of step 27's
+    scale_exponent: `min(max(static_cast<int>(bits >> 23), 1) - 127, 126)`, then 0 where
+    `abs(s) <= UNSCALED_EXPONENT`."""
+    rule = re.search(
+        r"int scale_exponent\(unsigned bits\)\s*\{[^}]*?"
+        r"min\(max\(static_cast<int>\(bits >> 23\),\s*(\d+)\)\s*-\s*(\d+),\s*(\d+)\);"
+        r"[^}]*?abs\(s\)\s*<=\s*UNSCALED_EXPONENT\s*\?\s*0\s*:\s*s;",
+        source_text(repo, 27),
+    )
+    if not rule:
+        raise ValueError(
+            "pictures: step 27's scale_exponent no longer reads `min(max(static_cast<int>(bits >> 23), "
+            "1) - 127, 126)` and `abs(s) <= UNSCALED_EXPONENT ? 0 : s`"
+        )
+    least, bias, clamp = (int(g) for g in rule.groups())
+    return least, bias, clamp, knobs(repo, 27)["UNSCALED_EXPONENT"]
+
+
+def scale_exponent(m: float, rule: tuple[int, int, int, int]) -> int:
+    """s of step 27's scale_exponent for a row's (or column's) largest magnitude m: the row is
+    multiplied by 2^-s before the split, each sum by 2^(s + t) after (0: not scaled)."""
+    least, bias, clamp, unscaled = rule
+    bits = _float_bits(abs(m)) & 0x7FFFFFFF
+    if bits == 0 or bits >= 0x7F800000:  # a row of zeros, or one with an Inf or a NaN
+        return 0
+    s = min(max(bits >> 23, least) - bias, clamp)
+    return 0 if abs(s) <= unscaled else s
+
+
+def draw_scaled_rows_columns(repo: Path) -> Canvas:
+    half, mask, small_scale = _scaled_split(repo, 27)
+    rule = _scale_rule(repo)
+    unscaled = rule[3]
+    dropped = (~mask & 0xFFFFFFFF).bit_length()  # low bits TF32 does not keep: 13
+    kept = 23 - dropped + 1  # TF32's significant bits: 11
+    smallest_normal, smallest = -126, -149
+    tf32_step = smallest + dropped  # TF32's last place among the subnormals: 2^-136
+    # A row of A wholly subnormal (as in the suite's subnormal_a set): x and the row's largest m.
+    x = _f32(1.57 * 2.0**-134)
+    m = _f32(1.89 * 2.0**-134)
+    s = scale_exponent(m, rule)
+    shift = -s  # the row is multiplied by 2^shift
+    xs = _f32(x * 2.0**shift)
+    assert xs == x * 2.0**shift, "a power of two scales a float exactly"
+
+    def written(value: float) -> str:
+        return f"{value / 2.0**_leading(value):.4f} × {pow2(_leading(value))}"
+
+    cv = Canvas(height=470)
+    cv.text(20, 20, f"Step 27: a subnormal row of A multiplied by {pow2(shift)} before the split",
+            size=11, weight="bold")
+
+    # FP32's exponents: the band left unscaled, and where the row goes.
+    ox0, ox1, lo_all, hi_all = 150, 770, -150, 128
+
+    def ox(p: float) -> float:
+        return ox0 + (ox1 - ox0) * (p - lo_all) / (hi_all - lo_all)
+
+    oy = 76
+    lead_m = _leading(m)
+    cv.text(ox0 - 10, oy + 7, "FP32's exponents", size=9, ha="right", color=MUTED)
+    cv.rect(ox(smallest), oy, ox(smallest_normal) - ox(smallest), 14, fill="#d9d9d9", edge="none")
+    cv.rect(ox(smallest_normal), oy, ox(hi_all) - ox(smallest_normal), 14, fill=tint(C_COLOR, 0.3),
+            edge="none")
+    cv.rect(ox(-unscaled), oy, ox(unscaled + 1) - ox(-unscaled), 14, fill=tint(C_COLOR, 0.6), edge="none")
+    cv.text((ox(lead_m + shift + 1) + 8 + ox(unscaled + 1)) / 2, oy + 7,
+            f"not scaled: m in [{pow2(-unscaled)}, {pow2(unscaled + 1)})", size=8.5,
+            ha="center")
+    for p in (smallest_normal, -unscaled, 0, unscaled + 1, hi_all - 1):
+        cv.line(ox(p), oy + 14, ox(p), oy + 18, color=MUTED)
+        cv.text(ox(p), oy + 19, pow2(p) if p else "1", size=8, ha="center", va="top", color=MUTED)
+    cv.ring(ox(lead_m + 0.5), oy + 7, radius=5)
+    cv.ring(ox(lead_m + shift + 0.5), oy + 7, radius=5)
+    cv.arrow(ox(lead_m + 0.5), oy - 2, ox(lead_m + shift + 0.5), oy - 2, color=MARK, rad=-0.25)
+    cv.text((ox(lead_m) + ox(lead_m + shift)) / 2, oy - 30, f"the whole row × {pow2(shift)}",
+            size=9, ha="center", va="bottom", color=MARK, backdrop=True)
+
+    # The pass's arithmetic for this row.
+    cv.text(20, oy + 40, "\n".join(textwrap.wrap(
+        f"The pass finds the largest magnitude of x's row, m = {written(m)}, subnormal. Its exponent is "
+        f"{lead_m}, but 2^-s must be a normal float: s = {s}, the clamp. |s| > {unscaled} "
+        f"(UNSCALED_EXPONENT), so every value of the row is multiplied by {pow2(shift)}, exactly: "
+        f"x = {written(x)} becomes {written(xs)}, a normal number.",
+        112)), size=9, va="top")
+
+    # The bits of x split as step 26 does and as step 27 does, in columns of x's own places.
+    colors = {"x": "#7f7f7f", "big": A_COLOR, "small": B_COLOR}
+    big26, _, small26 = split_parts(x, half, mask, small_scale)
+    big27, _, small27 = split_parts(xs, half, mask, small_scale)
+
+    def places(value: float, cleared: int, moved: int) -> list[tuple[int, int]]:
+        """value's bits at their places in x (moved: the power of two value was multiplied by)."""
+        return [(p - moved, bit) for p, bit in kept_bits(value, cleared)]
+
+    x_last = min(p for p, _ in kept_bits(x))
+    small26_bits = places(small26, dropped, small_scale)
+    lost = list(range(x_last, min(p for p, _ in small26_bits)))  # x's places no part holds
+    groups = [
+        (f"Step 26: x = {written(x)}, split as it is", 0, [
+            ("x", f"{len(kept_bits(x))} bits", places(x, 0, 0), []),
+            ("big", f"{len(kept_bits(big26, dropped))} bits (TF32)", places(big26, dropped, 0), []),
+            ("small", f"{len(small26_bits)} of {kept} bits, {len(lost)} places lost", small26_bits, lost),
+        ]),
+        (f"Step 27: x × {pow2(shift)} = {written(xs)}, split", shift, [
+            ("x", f"{len(kept_bits(xs))} bits: x's {len(kept_bits(x))}, then 0s", places(xs, 0, shift), []),
+            ("big", f"{len(kept_bits(big27, dropped))} bits (TF32)", places(big27, dropped, shift), []),
+            ("small", f"{len(kept_bits(small27, dropped))} of {kept} bits, none lost",
+             places(small27, dropped, shift + small_scale), []),
+        ]),
+    ]
+    hi = _leading(x)
+    lo = min(p for _, _, rows in groups for _, _, bits, gone in rows for p in [q for q, _ in bits] + gone)
+    x0, cell = 150, 20
+    x1 = x0 + (hi - lo + 1) * cell
+
+    def px(p: float) -> float:  # left edge of the column of x's place 2^p
+        return x0 + (hi - p) * cell
+
+    y = oy + 96
+    for title, moved, rows in groups:
+        cv.text(20, y, title, size=9.5, weight="bold", va="top")
+        y += 22
+        top = y
+        for label, note, bits, gone in rows:
+            cv.text(x0 - 10, y + 7, label, size=9, ha="right", color=colors[label], weight="bold")
+            for p, bit in bits:
+                cv.rect(px(p), y, cell, 14, fill=tint(colors[label], 0.85 if bit else 0.3), edge="white",
+                        lw=0.8, z=2)
+            for p in gone:
+                cv.rect(px(p), y, cell, 14, fill="white", edge=MARK, lw=0.8, hatch="////", z=2)
+            cv.text(x1 + 10, y + 7, note, size=8.5)
+            y += 18
+        bottom = y
+        if moved == 0:  # the limits of a subnormal x: TF32's last place, FP32's
+            cv.rect(px(smallest - 1), top - 3, px(lo - 1) - px(smallest - 1), bottom - top + 3,
+                    fill="#e6e6e6", edge="none", z=0)
+            cv.text((px(smallest - 1) + px(lo - 1)) / 2, (top + bottom) / 2,
+                    f"no float has a bit\nbelow {pow2(smallest)}", size=8, ha="center", color=MUTED)
+            cv.line(px(tf32_step - 1), top - 3, px(tf32_step - 1), bottom, color=MUTED, lw=0.8, ls="--", z=1)
+            cv.text(px(tf32_step - 1) + 4, top + 18 + 7, f"TF32's last place here: {pow2(tf32_step)}",
+                    size=8, color=MUTED)
+        for p in range(hi, lo - 1, -4):
+            cv.line(px(p) + cell / 2, bottom, px(p) + cell / 2, bottom + 4, color=MUTED)
+            cv.text(px(p) + cell / 2, bottom + 5, pow2(p + moved), size=7.5, ha="center", va="top",
+                    color=MUTED)
+        y = bottom + 30
+
+    cv.text(20, y - 6, "\n".join(textwrap.wrap(
+        f"Columns: x's places, the bit worth 2^p (scaled, worth {pow2(shift)} times more). Step 26: the "
+        f"big part keeps x's bits down to {pow2(tf32_step)}, TF32's last place among the subnormals; the "
+        f"small part, times {pow2(small_scale)}, reaches {pow2(tf32_step - small_scale)}, and x's last "
+        f"places are lost (red). Step 27: x × {pow2(shift)} is a normal number, so its big part keeps "
+        f"{kept} bits and its small part the rest, as for any ordinary value. The epilogue multiplies "
+        f"each sum by 2^(s + t): {pow2(s)} × 2^t here, t from the sum's column of B. "
+        "Dark: 1 bits; light: 0.",
+        122)), size=8.5, va="top")
+    return cv
+
+
 _DRAWINGS: dict[str, Callable[[Path], Canvas]] = {
     "03_shared_tiles.svg": draw_shared_tiles,
     "04_block_order.svg": draw_block_order,
@@ -1839,6 +2003,7 @@ _DRAWINGS: dict[str, Callable[[Path], Canvas]] = {
     "21_tf32_split.svg": draw_tf32_split,
     "22_wgmma_layout.svg": draw_wgmma_layout,
     "26_scaled_small_parts.svg": draw_scaled_small_parts,
+    "27_scaled_rows_columns.svg": draw_scaled_rows_columns,
 }
 
 PICTURES: dict[str, Callable[[Path], str]] = {

@@ -26,6 +26,7 @@ NAMES = (
     "21_tf32_split.svg",
     "22_wgmma_layout.svg",
     "26_scaled_small_parts.svg",
+    "27_scaled_rows_columns.svg",
 )
 
 # A knob of each picture's step and another value it may take: the picture must change with it.
@@ -40,6 +41,7 @@ KNOB_CHANGES = {
     "20_cluster_pair.svg": (20, "PAIR_ROWS", "2"),
     "21_tf32_split.svg": (21, "PASSES", "1"),
     "22_wgmma_layout.svg": (24, "BN", "192"),
+    "27_scaled_rows_columns.svg": (27, "UNSCALED_EXPONENT", "90"),
 }
 
 # A picture drawn from a constant that is no knob: the constant's text and another value.
@@ -207,6 +209,75 @@ class ScaledSplitTest(unittest.TestCase):
             x = pictures_tiles._f32(1.0 + (i * 0.6180339887) % 1.0) * 2.0 ** (i % 250 - 125)
             _, _, scaled = self.split(x, self.scale)
             self.assertLessEqual(abs(scaled), abs(x) / 2, x)
+
+
+class ScaledRowsTest(unittest.TestCase):
+    """Step 27's scale_exponent as the picture ports it (plots/pictures_tiles.py), with its clamp
+    and UNSCALED_EXPONENT read from the step, and step 26's split of a row it scaled."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.rule = pictures_tiles._scale_rule(REPO_ROOT)
+        cls.half, cls.mask, cls.scale = pictures_tiles._scaled_split(REPO_ROOT, 27)
+
+    def s(self, m: float) -> int:
+        return pictures_tiles.scale_exponent(m, self.rule)
+
+    def residual(self, x: float) -> float:
+        """What of x neither its big part nor its small part holds."""
+        big, _, small = pictures_tiles.split_parts(x, self.half, self.mask, self.scale)
+        return x - big - small / 2.0**self.scale
+
+    def test_the_rule_is_the_steps(self):
+        self.assertEqual(self.rule, (1, 127, 126, 100))
+        self.assertEqual((self.half, self.mask, self.scale), (0x1000, 0xFFFFE000, 10))
+
+    def test_scale_exponent(self):
+        unscaled = self.rule[3]
+        cases = {
+            1.0: 0,
+            -0.75: 0,
+            2.0**-unscaled: 0,  # the band's ends
+            1.99 * 2.0**unscaled: 0,
+            1.5 * 2.0**(-unscaled - 1): -unscaled - 1,
+            2.0**(unscaled + 1): unscaled + 1,
+            2.0**-118: -118,  # the tiny set
+            2.0**-130: -126,  # subnormal: the clamp
+            2.0**-149: -126,
+            3.4e38: 126,  # 2^127 and more: the clamp
+            0.0: 0,
+            float("inf"): 0,
+            float("nan"): 0,
+        }
+        for m, s in cases.items():
+            with self.subTest(m=m):
+                self.assertEqual(self.s(m), s)
+
+    def test_a_scaled_row_is_normal_and_below_2(self):
+        # Below 4 from 2^127 up: 2^-127 is no normal float, so s stops at 126 there.
+        for bits in list(range(1, 0x7F800000, 0x7F800000 // 5000)) + [0x7F7FFFFF]:
+            m = pictures_tiles._bits_float(bits)
+            scaled = m * 2.0 ** -self.s(m)
+            if self.s(m):
+                self.assertTrue(2.0**-126 <= scaled < (2.0 if m < 2.0**127 else 4.0), m)
+
+    def test_scaled_subnormals_split_exactly_unscaled_most_lose_places(self):
+        lost = 0
+        for bits in range(1, 0x800000, 997):
+            x = pictures_tiles._bits_float(bits)
+            self.assertEqual(self.s(x), -126)
+            self.assertEqual(self.residual(x * 2.0**126), 0.0, x)  # at most 23 bits: big 11, small the rest
+            lost += self.residual(x) != 0.0
+        self.assertGreater(lost, 0.5 * len(range(1, 0x800000, 997)))
+
+    def test_the_pictures_x(self):
+        x = pictures_tiles._f32(1.57 * 2.0**-134)
+        big, _, _ = pictures_tiles.split_parts(x, self.half, self.mask, self.scale)
+        big_scaled, _, _ = pictures_tiles.split_parts(x * 2.0**126, self.half, self.mask, self.scale)
+        self.assertEqual(len(pictures_tiles.kept_bits(big, 13)), 3)
+        self.assertEqual(len(pictures_tiles.kept_bits(big_scaled, 13)), 11)
+        self.assertNotEqual(self.residual(x), 0.0)
+        self.assertEqual(self.residual(x * 2.0**126), 0.0)
 
 
 if __name__ == "__main__":
