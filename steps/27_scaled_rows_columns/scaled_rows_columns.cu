@@ -1,21 +1,23 @@
 // Step 27 - rows of A and columns of B scaled by powers of two     previous: 26_scaled_small_parts
 // Change: a pass before the GEMM finds the largest magnitude of every row of A and every
-//         column of B (largest_magnitudes). Row i of A is multiplied by 2^-s_i and column j
-//         of B by 2^-t_j before the split, where 2^s_i and 2^t_j are those largest
-//         magnitudes rounded down to powers of two, so both operands reach the tensor cores
-//         with magnitudes in [2^-126, 2): the splitters scale A's tile, the consumers B's
-//         fragments. The epilogue multiplies each sum by 2^(s_i + t_j).
-// Why:    the tensor cores take TF32 operands as normal numbers, and a subnormal value's
-//         big part keeps only its bits at 2^-136 and up (two or three bits for a value near
-//         2^-134): no scaling of its small part can give back what the big part lost. A power
-//         of two changes no bit of a significand, so the scaled products are the products of
-//         the unscaled values times 2^-(s_i + t_j), exactly, unless a value 2^126 times
-//         smaller than the largest of its row or column falls under the normal range.
-// Where:  largest_magnitudes and scale_exponent (the pass), the splitters' row_factor, the
-//         consumers' b_factor, the epilogue's times_pow2.
+//         column of B (largest_magnitudes). Where it lies outside [2^-100, 2^101), row i of A
+//         is multiplied by 2^-s_i (column j of B by 2^-t_j) before the split, 2^s_i being
+//         that largest magnitude rounded down to a power of two (clamped to 2^126), so the
+//         row's values reach the tensor cores below 2 (below 4 for a row clamped at 2^126),
+//         subnormal ones lifted into the normal range. In a block with such a row or column
+//         the splitters scale the A tile by rows and the B tile by columns; other blocks run
+//         step 26's splitter loop. The epilogue multiplies each sum by 2^(s_i + t_j).
+// Why:    a subnormal value's TF32 big part keeps only its bits at 2^-136 and up (two or
+//         three bits for a value near 2^-134): no scaling of its small part can give back
+//         what the big part lost. A power of two changes no bit of a significand, so the
+//         scaled products are the products of the unscaled values times 2^-(s_i + t_j),
+//         exactly, unless a value 2^126 times smaller than the largest of its row or column
+//         falls under the normal range.
+// Where:  largest_magnitudes and scale_exponent (the pass), the splitters' row_factor and
+//         col_factor, the epilogue's times_pow2.
 // Watch:  the subnormal sets (step 26 fails them; this step must pass with the ordinary
 //         inputs' RMS error); the pass's time against the GEMM's (it reads A and B once
-//         more: 4 (MK + KN) bytes); registers (b_factor in a consumer's 232).
+//         more: 4 (MK + KN) bytes); the splitters, the pipeline's slowest part.
 // Build alone: mkdir -p build-alone && nvcc -std=c++20 -O3 -gencode=arch=compute_90a,code=sm_90a -Icommon common/*.cpp common/*.cu steps/27_scaled_rows_columns/scaled_rows_columns.cu -lcublas -o build-alone/scaled_rows_columns
 #include <cuda.h>          // CUtensorMap (types only: the driver library is not linked)
 #include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled, the type of the function the runtime hands out
@@ -53,8 +55,8 @@ constexpr int TF32_FMAS_PER_SM_CLOCK = 1024;  // an H100 SM's dense TF32 rate (4
 static_assert(MAX_SPLITS >= 1 && MIN_SPLIT_K_TILES >= 1 && MIN_GAIN_PERCENT >= 0 && PIECE_OVERHEAD_TILES >= 0 &&
                   L2_BANDWIDTH_RATIO >= 1,
               "at least one piece, of at least one k tile; more pieces only for a gain, never for a loss");
-static_assert(UNSCALED_EXPONENT >= 0 && UNSCALED_EXPONENT <= 110,
-              "an unscaled value times a scaled one (at most 2), summed over K, stays below FLT_MAX");
+static_assert(UNSCALED_EXPONENT >= 0 && UNSCALED_EXPONENT <= 100,
+              "an unscaled value (below 2^(E+1)) times a scaled one (below 4), summed over K, stays far below FLT_MAX");
 static_assert(PASS_THREADS % 32 == 0 && PASS_THREADS <= 1024 && PASS_LOADS >= 1, "the pass works a warp at a time");
 static_assert(TUNE_SPLIT * sizeof(float) == 128, "a row of the A tile is one 128-byte swizzle row");
 static_assert(BN % WGMMA_M == 0 && WGMMA_M % B_BOX == 0, "each consumer takes whole 32-column boxes of B");
@@ -106,7 +108,7 @@ struct Magnitudes {
 // [-126, 126] so that 2^-s is a normal float: a row whose largest value is subnormal gets
 // -126 (times 2^126, a subnormal becomes a normal number exactly). 0, and so no scaling, for
 // a row whose m lies in [2^-UNSCALED_EXPONENT, 2^(UNSCALED_EXPONENT+1)), where step 26's
-// split already holds (its products with a scaled partner, at most 2, cannot overflow), for a
+// split already holds (its products with a scaled partner, below 4, cannot overflow), for a
 // row of zeros, and for a row with an Inf or a NaN (each of its results is an Inf or a NaN
 // whatever the scale; unscaled, it keeps step 26's handling of them).
 __device__ __forceinline__ int scale_exponent(unsigned bits) {
