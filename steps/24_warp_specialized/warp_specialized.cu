@@ -43,8 +43,9 @@ static_assert(TUNE_SPLIT * sizeof(float) == 128, "a row of the A tile is one 128
 static_assert(BN % WGMMA_M == 0 && WGMMA_M % B_BOX == 0, "each consumer takes whole 32-column boxes of B");
 static_assert(BM % 8 == 0 && BM >= 8 && BM <= 256, "wgmma's N is a multiple of 8 up to 256");
 static_assert(BM == 128, "the wgmma wrapper below spells out m64n128k8's 64 accumulators");
-static_assert(PRODUCER_REGISTERS * 128 + CONSUMER_REGISTERS * 128 * CONSUMERS <= 65536,
-              "the register file holds 64K registers per SM, one block per SM");
+static_assert(PRODUCER_REGISTERS * 128 + CONSUMER_REGISTERS * 128 * CONSUMERS <= 65536 / THREADS / 8 * 8 * THREADS,
+              "setmaxnreg moves registers between warpgroups, never more than the launch gave the block: "
+              "65536 / THREADS per thread, in steps of 8 (168 for 384 threads); more, and .inc waits forever");
 static_assert(CONSUMER_REGISTERS % 8 == 0 && PRODUCER_REGISTERS % 8 == 0, "setmaxnreg counts are multiples of 8");
 
 constexpr int A_TILE_BYTES = BM * TUNE_SPLIT * sizeof(float);  // [BM][TUNE_SPLIT], 128-byte swizzled
