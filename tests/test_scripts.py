@@ -41,6 +41,13 @@ class Facts(unittest.TestCase):
             names.append(fields[0])
             if fields[0].startswith("expect_fail."):
                 continue  # test_expected_failures_name_sets_and_steps
+            if fields[0].startswith("sanitize_exponents."):
+                with self.subTest(set=fields[0]):  # scripts/sanitize.sh: STEP's shapes again with --exponents EA,EB
+                    self.assertEqual(len(fields), 2)
+                    self.assertIn(fields[0].split(".", 1)[1], project.steps())
+                    ea, eb = (int(e) for e in fields[1].split(","))
+                    self.assertTrue(-140 <= ea <= 127 and -140 <= eb <= 127, fields[1])
+                continue
             with self.subTest(set=fields[0]):
                 self.assertTrue(all(SIZE.match(s) for s in fields[1].split(",")), fields[1])
                 if fields[0].startswith("gpu."):

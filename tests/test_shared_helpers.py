@@ -62,7 +62,7 @@ CHANGED = {
     ("25_tensor_split_k", "choose_splits"): "one block per SM, and PIECE_OVERHEAD_TILES charged to every piece's wave",
     ("25_tensor_split_k", "launch"): "the split of K chosen from the shape: a grid of tiles x pieces, then the reduction",
     ("26_scaled_small_parts", "tf32_split"): "the rest scaled by SMALL_SCALE (2^10) before it is rounded to TF32",
-    ("27_scaled_rows_columns", "launch"): "the pass over A and B (largest_magnitudes) before the GEMM, whose kernel takes max_bits",
+    ("27_scaled_rows_columns", "launch"): "the pass over A and B (largest_magnitudes_for_sgemm_kernel) before the GEMM, whose kernel takes max_bits",
 }
 IGNORED = {"sgemm_kernel"}  # the idea itself
 FIRST_KERNEL_STEP = "01_initial"  # step 00 calls cuBLAS: nothing of it is shared

@@ -1,9 +1,10 @@
 // Step 27 - rows of A and columns of B scaled by powers of two     previous: 26_scaled_small_parts
-// Change: a pass before the GEMM finds the largest magnitude of every row of A and every
-//         column of B (largest_magnitudes). Where it lies outside [2^-100, 2^101), row i of A
-//         is multiplied by 2^-s_i (column j of B by 2^-t_j) before the split, 2^s_i being
-//         that largest magnitude rounded down to a power of two (clamped to 2^126), so the
-//         row's values reach the tensor cores below 2 (below 4 for a row clamped at 2^126),
+// Change: a pass before the GEMM (largest_magnitudes_for_sgemm_kernel) finds the largest
+//         magnitude of every row of A and every column of B. Where it lies outside
+//         [2^-100, 2^101), row i of A is multiplied by 2^-s_i (column j of B by 2^-t_j)
+//         before the split, 2^s_i being that largest magnitude rounded down to a power of
+//         two (clamped to 2^126), so the row's values reach the tensor cores below 2 (below 4
+//         for a row clamped at 2^126),
 //         subnormal ones lifted into the normal range. In a block with such a row or column
 //         the splitters scale the A tile by rows and the B tile by columns; other blocks run
 //         step 26's splitter loop. The epilogue multiplies each sum by 2^(s_i + t_j).
@@ -13,8 +14,8 @@
 //         scaled products are the products of the unscaled values times 2^-(s_i + t_j),
 //         exactly, unless a value 2^126 times smaller than the largest of its row or column
 //         falls under the normal range.
-// Where:  largest_magnitudes and scale_exponent (the pass), the splitters' row_factor and
-//         col_factor, the epilogue's times_pow2.
+// Where:  largest_magnitudes_for_sgemm_kernel and scale_exponent (the pass), the splitters'
+//         row_factor and col_factor, the epilogue's times_pow2.
 // Watch:  the subnormal sets (step 26 fails them; this step must pass with the ordinary
 //         inputs' RMS error); the pass's time against the GEMM's (it reads A and B once
 //         more: 4 (MK + KN) bytes); the splitters, the pipeline's slowest part.
@@ -136,7 +137,7 @@ __device__ __forceinline__ float times_pow2(float x, int e) { return x * pow2(e 
 // gathered in shared memory. Each warp or block raises an entry of max_bits once.
 constexpr int PASS_WARPS = PASS_THREADS / 32;
 __global__ void __launch_bounds__(PASS_THREADS)
-    largest_magnitudes(sgemm::Problem p, Magnitudes max_bits, int a_blocks) {
+    largest_magnitudes_for_sgemm_kernel(sgemm::Problem p, Magnitudes max_bits, int a_blocks) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   // The GEMM may start launching now (a programmatic dependent launch): its barriers and first
   // copies do not need max_bits, and its splitters and consumers wait for this grid to finish.
@@ -709,7 +710,7 @@ void launch(const sgemm::Problem& p, cudaStream_t stream) {
   const long long a_tasks = static_cast<long long>(p.M) * sgemm::ceil_div(p.K, 32 * PASS_LOADS);  // a warp each
   const int a_blocks = static_cast<int>((a_tasks + PASS_WARPS - 1) / PASS_WARPS);
   const int b_blocks = sgemm::ceil_div(p.N, 32) * sgemm::ceil_div(p.K, PASS_WARPS * PASS_LOADS);
-  largest_magnitudes<<<a_blocks + b_blocks, PASS_THREADS, 0, stream>>>(p, max_bits, a_blocks);
+  largest_magnitudes_for_sgemm_kernel<<<a_blocks + b_blocks, PASS_THREADS, 0, stream>>>(p, max_bits, a_blocks);
 
   CUDA_CHECK(cudaFuncSetAttribute(sgemm_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SHARED_BYTES));
   const int ld_partials = sgemm::ceil_div(p.N, 4) * 4;
