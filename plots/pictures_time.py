@@ -1210,7 +1210,7 @@ def draw_warp_specialized(repo: Path) -> Canvas:
 
 @dataclass(frozen=True)
 class TensorPlan:
-    """Step 25's choose_splits for one shape (steps 25 and 26 share it): the pieces and the
+    """Step 25's choose_splits for one shape (steps 25-27 share it): the pieces and the
     estimates it compared, in tile-times (one k tile of one block on the tensor cores)."""
     m: int
     n: int
