@@ -174,6 +174,12 @@ FAULTS = [
      [("const float4 other = box[(i * VECTORS + j / 4) * THREADS + tid];",
        "const float4 other = box[(i * VECTORS + j / 4) * THREADS + (tid ^ 1)];")],
      [("--check --sizes 1000x1000x1000,600x700x900 --alpha 1.5 --beta 0.5", "check")]),
+    # Step 21's whole-tiles kernel, a wrapper around its tile's body, calling the body compiled
+    # for an aligned B whatever the launch chose: on padded rows (ldb = N + 5) its 16-byte
+    # copies read misaligned addresses.
+    ("chosen tile: the whole-tiles kernel always takes the aligned copies", "21_chosen_tile",
+     [("T().template sgemm_kernel_body<B_ALIGNED>(p);", "T().template sgemm_kernel_body<true>(p);")],
+     [("--check --sizes 127x129x131,255x257x33 --alpha 1.5 --beta 0.5 --ld-pad 3,5,1", "cuda")]),
     # The 3xTF32 steps and IEEE special values (--specials: Inf, NaN, values rounding past
     # FLT_MAX, TF32-exact partners of an infinity). K >= 8 everywhere: below that step 21
     # multiplies in FP32 and has no split to get wrong.

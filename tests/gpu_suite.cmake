@@ -42,10 +42,18 @@ foreach(line IN LISTS _sgemm_expect_fail_lines)
   set(SGEMM_EXPECT_FAIL_${set} ${steps})
 endforeach()
 
-# sgemm_add_gpu_tests(TARGET [EXPECT_FAILURE]): EXPECT_FAILURE registers a control that the
-# check must reject (exit code 1) in every group whose result depends on the product A B.
+# sgemm_add_gpu_tests(TARGET [EXPECT_FAILURE] [TILE NAME]): EXPECT_FAILURE registers a control
+# that the check must reject (exit code 1) in every group whose result depends on the product
+# A B. TILE runs every set with the environment variable SGEMM_TILE=NAME, tests
+# gpu.TARGET.NAME.SET: a step that chooses its tile from the shape (step 21) has each tile
+# tested on every set, not only on the shapes its rule gives that tile.
 function(sgemm_add_gpu_tests step)
-  set(expect_failure "${ARGN}")
+  cmake_parse_arguments(arg "EXPECT_FAILURE" "TILE" "" ${ARGN})
+  set(expect_failure ${arg_EXPECT_FAILURE})
+  set(prefix gpu.${step})
+  if(arg_TILE)
+    set(prefix gpu.${step}.${arg_TILE})
+  endif()
   foreach(group IN LISTS SGEMM_GPU_GROUPS)
     string(REGEX MATCHALL "[^ \t]+" fields "${group}")  # SET SIZES ALPHA BETA [OPTIONS...]
     list(LENGTH fields nfields)
@@ -76,9 +84,12 @@ function(sgemm_add_gpu_tests step)
       list(APPEND labels expected_failure)
     endif()
     # With beta == 0 the harness fills C with NaN before the run: none may survive.
-    add_test(NAME gpu.${step}.${name} COMMAND ${command})
-    set_tests_properties(gpu.${step}.${name} PROPERTIES
+    add_test(NAME ${prefix}.${name} COMMAND ${command})
+    set_tests_properties(${prefix}.${name} PROPERTIES
       LABELS "${labels}" SKIP_RETURN_CODE 3 TIMEOUT 600)
+    if(arg_TILE)
+      set_tests_properties(${prefix}.${name} PROPERTIES ENVIRONMENT "SGEMM_TILE=${arg_TILE}")
+    endif()
   endforeach()
 endfunction()
 
