@@ -54,7 +54,7 @@ constexpr int L2_BANDWIDTH_RATIO = SGEMM_KNOB(L2_BANDWIDTH_RATIO, 4);  // how mu
 constexpr int REDUCE_THREADS = SGEMM_KNOB(REDUCE_THREADS, 256);   // threads per block of the reduction kernel
 constexpr int PAIR_ROWS = SGEMM_KNOB(PAIR_ROWS, 4);  // of every 4 rows, those whose pieces 2c and 2c+1 add up in distributed shared memory before they are stored (0: none)
 
-constexpr int STREAM_K_OVERHEAD_K_TILES = SGEMM_KNOB(STREAM_K_OVERHEAD_K_TILES, 16);  // k tiles of time stream-K is charged for its pieces and their reduction
+constexpr int STREAM_K_OVERHEAD_K_TILES = SGEMM_KNOB(STREAM_K_OVERHEAD_K_TILES, 4);  // k tiles of time stream-K is charged for its pieces and their reduction
 // Each tile's share of the SM's FP32 peak, in percent, with the SM full of its blocks (the
 // H100 at 6144^3, stream-K off: the page). The estimate's k tile takes BM x BN x TUNE_SPLIT
 // FMAs at that share, divided among the blocks that share an SM.
@@ -1032,9 +1032,9 @@ Plan plan(const sgemm::Problem& p) {
   plan.chosen = choose_splits(p, tiles);
   plan.k_tiles_per_split = piece_length(p, tiles, plan.chosen);
   plan.splits = sgemm::ceil_div(k_tiles, plan.k_tiles_per_split);  // no piece left empty
-  if (plan.splits > 1) {
-    plan.us = time_us(static_cast<long long>(tiles) * plan.splits, gpu_slots(), plan.k_tiles_per_split) +
-              partial_sums_tile_times(p, plan.splits) * nominal_tile_us;
+  if (plan.splits > 1) {  // choose_splits's pieces (piece_length's short last piece only runs on SMs they leave idle)
+    plan.us = time_us(static_cast<long long>(tiles) * plan.chosen, gpu_slots(), sgemm::ceil_div(k_tiles, plan.chosen)) +
+              partial_sums_tile_times(p, plan.chosen) * nominal_tile_us;
     return plan;
   }
   plan.us = time_us(tiles, whole_slots(), k_tiles);
@@ -1073,7 +1073,9 @@ void launch_kernels(const sgemm::Problem& p, const Plan& plan, cudaStream_t stre
     const int blocks = gpu_slots(), dp_tiles = tiles - sk_tiles;
     CUDA_CHECK(cudaFuncSetAttribute(sgemm_kernel_stream<Tile, B_ALIGNED>, cudaFuncAttributeMaxDynamicSharedMemorySize, SHARED_BYTES));
     float* slots = partials_workspace(std::size_t(2) * blocks * BM * BN, stream);
-    if (STREAM_FIRST && beside_fits<B_ALIGNED>()) {  // stream-K's iterations; then the whole tiles, and beside them the reduction
+    // B_ALIGNED: with one-float copies of B the three launches lost to step 17's one kernel
+    // (the survey's 3001 x 2999 x 1001: 0.55 of cuBLAS in step 20, 0.89 in step 17; the page).
+    if (STREAM_FIRST && B_ALIGNED && beside_fits<B_ALIGNED>()) {  // stream-K's iterations; then the whole tiles, and beside them the reduction
       unsigned target = 0;
       unsigned* done = stream_blocks_done(blocks, target);
       CUDA_CHECK(cudaFuncSetAttribute(sgemm_kernel_stream_only<Tile, B_ALIGNED>, cudaFuncAttributeMaxDynamicSharedMemorySize, SHARED_BYTES));
