@@ -2000,10 +2000,10 @@ _DRAWINGS: dict[str, Callable[[Path], Canvas]] = {
     "08_warp_shape.svg": draw_warp_shape,
     "14_thread_tile.svg": draw_large_thread_tile,
     "20_cluster_pair.svg": draw_cluster_pair,
-    "21_tf32_split.svg": draw_tf32_split,
-    "22_wgmma_layout.svg": draw_wgmma_layout,
-    "26_scaled_small_parts.svg": draw_scaled_small_parts,
-    "27_scaled_rows_columns.svg": draw_scaled_rows_columns,
+    "22_tf32_split.svg": draw_tf32_split,
+    "23_wgmma_layout.svg": draw_wgmma_layout,
+    "27_scaled_small_parts.svg": draw_scaled_small_parts,
+    "28_scaled_rows_columns.svg": draw_scaled_rows_columns,
 }
 
 PICTURES: dict[str, Callable[[Path], str]] = {

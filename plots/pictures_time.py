@@ -1373,9 +1373,9 @@ _DRAWINGS: dict[str, Callable[[Path], Canvas]] = {
     "17_copy_instructions.svg": draw_copy_instructions,
     "18_stream_k_first.svg": draw_stream_k_first,
     "19_short_last_piece.svg": draw_short_last_piece,
-    "23_tma_ring.svg": draw_tma_ring,
-    "24_warp_specialized.svg": draw_warp_specialized,
-    "25_tensor_split_k.svg": draw_tensor_split_k,
+    "24_tma_ring.svg": draw_tma_ring,
+    "25_warp_specialized.svg": draw_warp_specialized,
+    "26_tensor_split_k.svg": draw_tensor_split_k,
 }
 PICTURES: dict[str, Callable[[Path], str]] = {name: partial(_svg, draw) for name, draw in _DRAWINGS.items()}
 

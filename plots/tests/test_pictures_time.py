@@ -17,7 +17,7 @@ from plots.tests.helpers import REPO_ROOT
 
 NAMES = ("09_async_copy.svg 10_vector_copy.svg 11_overlap.svg 12_double_buffer.svg 13_multi_stage.svg "
          "15_split_k.svg 16_stream_k.svg 17_copy_instructions.svg 18_stream_k_first.svg "
-         "19_short_last_piece.svg 23_tma_ring.svg 24_warp_specialized.svg 25_tensor_split_k.svg").split()
+         "19_short_last_piece.svg 24_tma_ring.svg 25_warp_specialized.svg 26_tensor_split_k.svg").split()
 
 try:
     import cairosvg
@@ -137,7 +137,7 @@ class FollowsItsInputTest(unittest.TestCase):
         self.assertNotEqual(pt.PICTURES["15_split_k.svg"](self.tmp), pt.PICTURES["15_split_k.svg"](REPO_ROOT))
 
     def test_tensor_split_k_follows_max_splits(self):
-        name = "25_tensor_split_k.svg"
+        name = "26_tensor_split_k.svg"
         self.assertEqual(pt.PICTURES[name](self.tmp), pt.PICTURES[name](REPO_ROOT))
         self.set_knob(25, "MAX_SPLITS", 16)
         self.assertLessEqual(pt.tensor_plan(self.tmp, 25, 256, 256, 16384).splits, 16)

@@ -16,7 +16,7 @@
 // Watch:  the tensor pipe's active cycles and the math-pipe-throttle and wait stalls; the
 //         split's share of the instructions (3 per value); registers (two sets of
 //         accumulators, ~255) and no spills; shared bank conflicts of the fragment loads (0).
-// Build alone: mkdir -p build-alone && nvcc -std=c++20 -O3 -arch=sm_80 -Icommon common/*.cpp common/*.cu steps/21_tf32x3_mma/tf32x3_mma.cu -lcublas -o build-alone/tf32x3_mma
+// Build alone: mkdir -p build-alone && nvcc -std=c++20 -O3 -arch=sm_80 -Icommon common/*.cpp common/*.cu steps/22_tf32x3_mma/tf32x3_mma.cu -lcublas -o build-alone/tf32x3_mma
 #include "sgemm.cuh"
 
 constexpr int TUNE_SPLIT = SGEMM_KNOB(TUNE_SPLIT, 64);    // K-width of a shared tile, and of one truncating chunk

@@ -1,4 +1,4 @@
-// Step 22 - 3xTF32 with wgmma                                        previous: 21_tf32x3_mma
+// Step 22 - 3xTF32 with wgmma                                        previous: 22_tf32x3_mma
 // Change: step 21's 3xTF32 on Hopper's warpgroup MMA. Two warpgroups each multiply a 64 x 128
 //         x 8 piece per instruction with wgmma.mma_async (m64n128k8, TF32 in, FP32 out), one
 //         operand read straight from shared memory through a matrix descriptor; the ring of
@@ -21,7 +21,7 @@
 // Where:  sgemm_kernel's k loop (wgmma_m64n128k8, tile_descriptor), copy_chunk's swizzle,
 //         operand_col and b_tile_offset.
 // Watch:  HGMMA in the SASS; registers (no LDL/STL); tensor pipe utilisation against step 21.
-// Build alone: mkdir -p build-alone && nvcc -std=c++20 -O3 -gencode=arch=compute_90a,code=sm_90a -Icommon common/*.cpp common/*.cu steps/22_wgmma/wgmma.cu -lcublas -o build-alone/wgmma
+// Build alone: mkdir -p build-alone && nvcc -std=c++20 -O3 -gencode=arch=compute_90a,code=sm_90a -Icommon common/*.cpp common/*.cu steps/23_wgmma/wgmma.cu -lcublas -o build-alone/wgmma
 #include <cstdint>
 
 #include "sgemm.cuh"

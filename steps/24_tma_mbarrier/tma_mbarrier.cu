@@ -1,4 +1,4 @@
-// Step 23 - TMA copies into an mbarrier ring                          previous: 22_wgmma
+// Step 23 - TMA copies into an mbarrier ring                          previous: 23_wgmma
 // Change: the tiles of A and B reach shared memory by TMA (cp.async.bulk.tensor): one thread
 //         issues a copy per tile of A and per 32-column box of B, and the hardware computes
 //         every address, clips the edges (zero fill) and writes the 128-byte swizzle that
@@ -14,7 +14,7 @@
 //         wgmma's accumulator from zero, then added into FP32 registers).
 // Watch:  the issue slots of the k loop; LDGSTS gone from the SASS (UTMALDG instead); the time
 //         at 2048^3 and 4096^3 against step 22.
-// Build alone: mkdir -p build-alone && nvcc -std=c++20 -O3 -gencode=arch=compute_90a,code=sm_90a -Icommon common/*.cpp common/*.cu steps/23_tma_mbarrier/tma_mbarrier.cu -lcublas -o build-alone/tma_mbarrier
+// Build alone: mkdir -p build-alone && nvcc -std=c++20 -O3 -gencode=arch=compute_90a,code=sm_90a -Icommon common/*.cpp common/*.cu steps/24_tma_mbarrier/tma_mbarrier.cu -lcublas -o build-alone/tma_mbarrier
 #include <cuda.h>          // CUtensorMap (types only: the driver library is not linked)
 #include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled, the type of the function the runtime hands out
 

@@ -1,4 +1,4 @@
-// Step 24 - warp specialisation with setmaxnreg                     previous: 23_tma_mbarrier
+// Step 24 - warp specialisation with setmaxnreg                     previous: 24_tma_mbarrier
 // Change: the block gains a third warpgroup, the producer, and its warps each do one job:
 //         one thread issues every TMA copy; three more warps (SPLITTERS) split each A tile
 //         into its big and small parts; the two consumer warpgroups only multiply. Stages
@@ -17,7 +17,7 @@
 //         summed in wgmma's accumulator from zero, then added into FP32 registers).
 // Watch:  the tensor pipe's utilisation against step 23; registers: the consumers' 232, no
 //         LDL/STL; the time at 2048^3 and 4096^3.
-// Build alone: mkdir -p build-alone && nvcc -std=c++20 -O3 -gencode=arch=compute_90a,code=sm_90a -Icommon common/*.cpp common/*.cu steps/24_warp_specialized/warp_specialized.cu -lcublas -o build-alone/warp_specialized
+// Build alone: mkdir -p build-alone && nvcc -std=c++20 -O3 -gencode=arch=compute_90a,code=sm_90a -Icommon common/*.cpp common/*.cu steps/25_warp_specialized/warp_specialized.cu -lcublas -o build-alone/warp_specialized
 #include <cuda.h>          // CUtensorMap (types only: the driver library is not linked)
 #include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled, the type of the function the runtime hands out
 

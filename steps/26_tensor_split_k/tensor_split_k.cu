@@ -1,4 +1,4 @@
-// Step 25 - the shape chooses the split of K                       previous: 24_warp_specialized
+// Step 25 - the shape chooses the split of K                       previous: 25_warp_specialized
 // Change: as step 15 did on CUDA cores, but on tensor cores: where the 128 x 128 output tiles
 //         are too few to fill the GPU, K is cut into pieces (blockIdx.y) and each block
 //         multiplies one tile over one piece; the pieces' sums go to a workspace and a second
@@ -12,7 +12,7 @@
 //         choose_splits and partial_sums_tile_times, and launch.
 // Watch:  the pieces chosen per shape (the harness prints the path); the time at 1024^3 and
 //         the K-heavy shapes; the same bits on every run (no float atomics).
-// Build alone: mkdir -p build-alone && nvcc -std=c++20 -O3 -gencode=arch=compute_90a,code=sm_90a -Icommon common/*.cpp common/*.cu steps/25_tensor_split_k/tensor_split_k.cu -lcublas -o build-alone/tensor_split_k
+// Build alone: mkdir -p build-alone && nvcc -std=c++20 -O3 -gencode=arch=compute_90a,code=sm_90a -Icommon common/*.cpp common/*.cu steps/26_tensor_split_k/tensor_split_k.cu -lcublas -o build-alone/tensor_split_k
 #include <cuda.h>          // CUtensorMap (types only: the driver library is not linked)
 #include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled, the type of the function the runtime hands out
 

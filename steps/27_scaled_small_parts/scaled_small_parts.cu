@@ -1,4 +1,4 @@
-// Step 26 - the small parts scaled by 2^10                          previous: 25_tensor_split_k
+// Step 26 - the small parts scaled by 2^10                          previous: 26_tensor_split_k
 // Change: the split scales each small part by 2^10 before rounding it to TF32 (exact: a power
 //         of two), and the two products that hold a small part, A's small x B's big and A's
 //         big x B's small, go to an accumulator of their own (d_small) that runs over the
@@ -15,7 +15,7 @@
 // Where:  tf32_split (SMALL_SCALE), the consumers' d_small and the epilogue.
 // Watch:  RMS error on the tiny and subnormal input classes (--exponents) against step 25;
 //         registers (64 more accumulators in 232 a consumer thread; no LDL/STL in the k loop); the time.
-// Build alone: mkdir -p build-alone && nvcc -std=c++20 -O3 -gencode=arch=compute_90a,code=sm_90a -Icommon common/*.cpp common/*.cu steps/26_scaled_small_parts/scaled_small_parts.cu -lcublas -o build-alone/scaled_small_parts
+// Build alone: mkdir -p build-alone && nvcc -std=c++20 -O3 -gencode=arch=compute_90a,code=sm_90a -Icommon common/*.cpp common/*.cu steps/27_scaled_small_parts/scaled_small_parts.cu -lcublas -o build-alone/scaled_small_parts
 #include <cuda.h>          // CUtensorMap (types only: the driver library is not linked)
 #include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled, the type of the function the runtime hands out
 

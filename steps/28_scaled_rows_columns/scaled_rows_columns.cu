@@ -1,4 +1,4 @@
-// Step 27 - rows of A and columns of B scaled by powers of two     previous: 26_scaled_small_parts
+// Step 27 - rows of A and columns of B scaled by powers of two     previous: 27_scaled_small_parts
 // Change: a pass before the GEMM (largest_magnitudes_for_sgemm_kernel) finds the largest
 //         magnitude of every row of A and every column of B. Where it lies outside
 //         [2^-100, 2^101), row i of A is multiplied by 2^-s_i (column j of B by 2^-t_j)
@@ -19,7 +19,7 @@
 // Watch:  the subnormal sets (step 26 fails them; this step must pass with the ordinary
 //         inputs' RMS error); the pass's time against the GEMM's (it reads A and B once
 //         more: 4 (MK + KN) bytes); the splitters, the pipeline's slowest part.
-// Build alone: mkdir -p build-alone && nvcc -std=c++20 -O3 -gencode=arch=compute_90a,code=sm_90a -Icommon common/*.cpp common/*.cu steps/27_scaled_rows_columns/scaled_rows_columns.cu -lcublas -o build-alone/scaled_rows_columns
+// Build alone: mkdir -p build-alone && nvcc -std=c++20 -O3 -gencode=arch=compute_90a,code=sm_90a -Icommon common/*.cpp common/*.cu steps/28_scaled_rows_columns/scaled_rows_columns.cu -lcublas -o build-alone/scaled_rows_columns
 #include <cuda.h>          // CUtensorMap (types only: the driver library is not linked)
 #include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled, the type of the function the runtime hands out
 
