@@ -112,7 +112,7 @@ def assert_nothing_cut_off(test: unittest.TestCase, fig) -> None:
 
 
 def synthetic_gpu(missing: tuple[int, ...] = (22, 23), with_control: bool = True):
-    """A results set shaped like a whole tutorial's: steps 00-24 at the four square sizes and
+    """A results set shaped like a whole tutorial's: steps 00-25 at the four square sizes and
     the two K-heavy shapes, most of them with cuBLAS's own error (a crowded column at x = 1),
     the tensor-core steps faster and more accurate; the steps in `missing` have no rows."""
     import dataclasses

@@ -162,7 +162,7 @@ class PicturesTest(unittest.TestCase):
 
 
 class ScaledSplitTest(unittest.TestCase):
-    """Step 26's split as the picture emulates it (plots/pictures_tiles.py, split_parts), with the
+    """Step 27's split as the picture emulates it (plots/pictures_tiles.py, split_parts), with the
     constants read from the step: what the page says of it."""
 
     @classmethod
@@ -212,8 +212,8 @@ class ScaledSplitTest(unittest.TestCase):
 
 
 class ScaledRowsTest(unittest.TestCase):
-    """Step 27's scale_exponent as the picture ports it (plots/pictures_tiles.py), with its clamp
-    and UNSCALED_EXPONENT read from the step, and step 26's split of a row it scaled."""
+    """Step 28's scale_exponent as the picture ports it (plots/pictures_tiles.py), with its clamp
+    and UNSCALED_EXPONENT read from the step, and step 27's split of a row it scaled."""
 
     @classmethod
     def setUpClass(cls):

@@ -82,7 +82,7 @@ class HeuristicsTest(unittest.TestCase):
         self.assertEqual((after.path, after.length, after.last), ("split-K-short-last-piece", 63, 4))
 
     def test_step_25_choices(self):
-        """Step 25's choose_splits on the H100, as its runs report the path (split-K (N)) and as
+        """Step 26's choose_splits on the H100, as its runs report the path (split-K (N)) and as
         its page's napkin math has them: pieces, k tiles a piece, the estimate's speed-up."""
         expect = {(1024, 1024, 1024): (64, 2, 16, 1.73), (2048, 2048, 2048): (256, 1, 64, 1.0),
                   (4096, 4096, 4096): (1024, 1, 128, 1.0), (8192, 8192, 8192): (4096, 1, 256, 1.0),
@@ -101,7 +101,7 @@ class HeuristicsTest(unittest.TestCase):
         q = pt.tensor_plan(REPO_ROOT, 25, 256, 256, 16384)
         self.assertLess(q.estimate(32), q.estimate(29))
         self.assertGreater(q.estimate(32) * 1.1, q.estimate(29))
-        # Step 26 keeps step 25's choice.
+        # Step 27 keeps step 26's choice.
         for shape in expect:
             self.assertEqual(pt.tensor_plan(REPO_ROOT, 26, *shape).splits, pt.tensor_plan(REPO_ROOT, 25, *shape).splits)
 

@@ -1,4 +1,4 @@
-// Step 21 - 3xTF32 with mma.sync                                     previous: 13_multi_stage
+// Step 22 - 3xTF32 with mma.sync                                     previous: 13_multi_stage
 // Change: the math moves from FFMA to the tensor cores: each warp computes a 64 x 32 tile of
 //         C with mma.sync m16n8k8 TF32 (16 x 8 outputs, 8 k per instruction), fragments read
 //         from shared memory. TF32 keeps 10 of FP32's 23 mantissa bits, so every operand is

@@ -1,8 +1,8 @@
-// Step 22 - 3xTF32 with wgmma                                        previous: 22_tf32x3_mma
-// Change: step 21's 3xTF32 on Hopper's warpgroup MMA. Two warpgroups each multiply a 64 x 128
+// Step 23 - 3xTF32 with wgmma                                        previous: 22_tf32x3_mma
+// Change: step 22's 3xTF32 on Hopper's warpgroup MMA. Two warpgroups each multiply a 64 x 128
 //         x 8 piece per instruction with wgmma.mma_async (m64n128k8, TF32 in, FP32 out), one
 //         operand read straight from shared memory through a matrix descriptor; the ring of
-//         STAGES stages is filled with 16-byte cp.async as in step 21, written in the layout
+//         STAGES stages is filled with 16-byte cp.async as in step 22, written in the layout
 //         wgmma reads (rows of 128 bytes, 16-byte chunks swizzled by the row).
 // Why:    mma.sync multiplies a 16 x 8 x 8 piece per warp from registers that lanes load and
 //         split first: for 3xTF32 that is 6 fragment registers per 3 instructions. A wgmma
@@ -20,7 +20,7 @@
 //         core's truncating accumulation only ever sums 3 x TUNE_SPLIT products.
 // Where:  sgemm_kernel's k loop (wgmma_m64n128k8, tile_descriptor), copy_chunk's swizzle,
 //         operand_col and b_tile_offset.
-// Watch:  HGMMA in the SASS; registers (no LDL/STL); tensor pipe utilisation against step 21.
+// Watch:  HGMMA in the SASS; registers (no LDL/STL); tensor pipe utilisation against step 22.
 // Build alone: mkdir -p build-alone && nvcc -std=c++20 -O3 -gencode=arch=compute_90a,code=sm_90a -Icommon common/*.cpp common/*.cu steps/23_wgmma/wgmma.cu -lcublas -o build-alone/wgmma
 #include <cstdint>
 
@@ -69,7 +69,7 @@ __device__ __forceinline__ float tf32_round(float x) { return __uint_as_float((_
 
 // x = big + small + (a rest of about 2^-22 |x|): big is x rounded to TF32, small the rest
 // (exact in FP32) rounded to TF32 too, so the tensor core, which reads only the top 19 bits
-// of each word, truncates neither. x is first clamped to TF32's range, as in step 21's
+// of each word, truncates neither. x is first clamped to TF32's range, as in step 22's
 // careful split: an Inf splits into big = +-TF32_MAX and small = Inf (so Inf times any
 // nonzero partner is Inf, and Inf times 0 is NaN, as in FP32), a NaN into a finite big and
 // small = NaN, and an x that would round past FLT_MAX into TF32_MAX and an exact rest. A

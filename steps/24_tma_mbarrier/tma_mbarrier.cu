@@ -1,19 +1,19 @@
-// Step 23 - TMA copies into an mbarrier ring                          previous: 23_wgmma
+// Step 24 - TMA copies into an mbarrier ring                          previous: 23_wgmma
 // Change: the tiles of A and B reach shared memory by TMA (cp.async.bulk.tensor): one thread
 //         issues a copy per tile of A and per 32-column box of B, and the hardware computes
 //         every address, clips the edges (zero fill) and writes the 128-byte swizzle that
 //         wgmma reads. Each stage of the ring has an mbarrier "full" that counts the bytes the
 //         copies deliver: threads wait on it instead of cp.async.wait_group + __syncthreads.
-// Why:    in step 22 every thread computes 8 addresses and predicates per k tile, issues 8
+// Why:    in step 23 every thread computes 8 addresses and predicates per k tile, issues 8
 //         cp.async and waits for all of them with the whole block, per tile: issue slots and
 //         a block-wide barrier that the wgmmas wait behind. A TMA copy is one instruction for
 //         a 16 KB tile, and a thread waits for exactly the bytes it needs.
 // Where:  sgemm_kernel's k loop (barrier_wait on full, thread 0's tma_load), tensor_map() and
 //         launch() on the host.
-// Layout and accuracy: as in step 22 (C^T = B^T A^T; each k tile's three products summed in
+// Layout and accuracy: as in step 23 (C^T = B^T A^T; each k tile's three products summed in
 //         wgmma's accumulator from zero, then added into FP32 registers).
 // Watch:  the issue slots of the k loop; LDGSTS gone from the SASS (UTMALDG instead); the time
-//         at 2048^3 and 4096^3 against step 22.
+//         at 2048^3 and 4096^3 against step 23.
 // Build alone: mkdir -p build-alone && nvcc -std=c++20 -O3 -gencode=arch=compute_90a,code=sm_90a -Icommon common/*.cpp common/*.cu steps/24_tma_mbarrier/tma_mbarrier.cu -lcublas -o build-alone/tma_mbarrier
 #include <cuda.h>          // CUtensorMap (types only: the driver library is not linked)
 #include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled, the type of the function the runtime hands out
@@ -63,7 +63,7 @@ __device__ __forceinline__ float tf32_round(float x) { return __uint_as_float((_
 
 // x = big + small + (a rest of about 2^-22 |x|): big is x rounded to TF32, small the rest
 // (exact in FP32) rounded to TF32 too, so the tensor core, which reads only the top 19 bits
-// of each word, truncates neither. x is first clamped to TF32's range, as in step 21's
+// of each word, truncates neither. x is first clamped to TF32's range, as in step 22's
 // careful split: an Inf splits into big = +-TF32_MAX and small = Inf (so Inf times any
 // nonzero partner is Inf, and Inf times 0 is NaN, as in FP32), a NaN into a finite big and
 // small = NaN, and an x that would round past FLT_MAX into TF32_MAX and an exact rest. A

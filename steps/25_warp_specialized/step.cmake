@@ -1,4 +1,4 @@
-# Steps 22 and on use wgmma (and 23 on TMA, 24 on setmaxnreg): instructions of sm_90a, the arch-specific
+# Steps 23 and on use wgmma (and 24 on TMA, 25 on setmaxnreg): instructions of sm_90a, the arch-specific
 # variant of Hopper, which no other GPU runs (not even a later one). Wherever sm_90 is built
 # (an explicit list naming 90, or native / all / all-major) this step is built for sm_90a
 # alone; the harness (run_step(..., 90)) exits with the no-GPU code 3 on any GPU that is not

@@ -1,4 +1,4 @@
-// Step 24 - warp specialisation with setmaxnreg                     previous: 24_tma_mbarrier
+// Step 25 - warp specialisation with setmaxnreg                     previous: 24_tma_mbarrier
 // Change: the block gains a third warpgroup, the producer, and its warps each do one job:
 //         one thread issues every TMA copy; three more warps (SPLITTERS) split each A tile
 //         into its big and small parts; the two consumer warpgroups only multiply. Stages
@@ -6,16 +6,16 @@
 //         tile is split) and "empty" (both consumers are done; the producer may refill it).
 //         The producer gives its registers to the consumers (setmaxnreg.dec to
 //         PRODUCER_REGISTERS, setmaxnreg.inc to CONSUMER_REGISTERS).
-// Why:    in step 23 every thread first splits its share of the A tile, then waits at a
+// Why:    in step 24 every thread first splits its share of the A tile, then waits at a
 //         block-wide barrier, then multiplies: the tensor cores idle while the block splits,
 //         and the refill waits for the slowest warp. Here the splitters work on the tiles
 //         ahead while the consumers multiply, and a stage is refilled as soon as both
 //         consumers release it: no block-wide barrier in the k loop.
 // Where:  sgemm_kernel: the producer branch (warpgroup 0) and the consumers' barrier waits
 //         and arrives; setmaxnreg.
-// Layout and accuracy: as in steps 22 and 23 (C^T = B^T A^T; each k tile's three products
+// Layout and accuracy: as in steps 23 and 24 (C^T = B^T A^T; each k tile's three products
 //         summed in wgmma's accumulator from zero, then added into FP32 registers).
-// Watch:  the tensor pipe's utilisation against step 23; registers: the consumers' 232, no
+// Watch:  the tensor pipe's utilisation against step 24; registers: the consumers' 232, no
 //         LDL/STL; the time at 2048^3 and 4096^3.
 // Build alone: mkdir -p build-alone && nvcc -std=c++20 -O3 -gencode=arch=compute_90a,code=sm_90a -Icommon common/*.cpp common/*.cu steps/25_warp_specialized/warp_specialized.cu -lcublas -o build-alone/warp_specialized
 #include <cuda.h>          // CUtensorMap (types only: the driver library is not linked)
@@ -73,7 +73,7 @@ __device__ __forceinline__ float tf32_round(float x) { return __uint_as_float((_
 
 // x = big + small + (a rest of about 2^-22 |x|): big is x rounded to TF32, small the rest
 // (exact in FP32) rounded to TF32 too, so the tensor core, which reads only the top 19 bits
-// of each word, truncates neither. x is first clamped to TF32's range, as in step 21's
+// of each word, truncates neither. x is first clamped to TF32's range, as in step 22's
 // careful split: an Inf splits into big = +-TF32_MAX and small = Inf (so Inf times any
 // nonzero partner is Inf, and Inf times 0 is NaN, as in FP32), a NaN into a finite big and
 // small = NaN, and an x that would round past FLT_MAX into TF32_MAX and an exact rest. A

@@ -1,11 +1,11 @@
-// Step 25 - the shape chooses the split of K                       previous: 25_warp_specialized
+// Step 26 - the shape chooses the split of K                       previous: 25_warp_specialized
 // Change: as step 15 did on CUDA cores, but on tensor cores: where the 128 x 128 output tiles
 //         are too few to fill the GPU, K is cut into pieces (blockIdx.y) and each block
 //         multiplies one tile over one piece; the pieces' sums go to a workspace and a second
 //         kernel adds them in a fixed order and applies alpha and beta. choose_splits picks
 //         the number of pieces from the shape with a model of the time: waves x k tiles per
 //         piece, plus each piece's pipeline fill and the partial sums' traffic.
-// Why:    at 1024^3 step 24 runs 64 blocks on 132 SMs; at 256 x 256 x 16384 it runs 4, each
+// Why:    at 1024^3 step 25 runs 64 blocks on 132 SMs; at 256 x 256 x 16384 it runs 4, each
 //         with 512 k tiles. Two pieces (1024^3) or 29 (256 x 256 x 16384) fill the GPU for the
 //         price of writing and reading pieces x M x N floats, which stay in L2.
 // Where:  sgemm_kernel (the piece's k range; its sums to partials), sgemm_kernel_split_reduce,
@@ -79,7 +79,7 @@ __device__ __forceinline__ float tf32_round(float x) { return __uint_as_float((_
 
 // x = big + small + (a rest of about 2^-22 |x|): big is x rounded to TF32, small the rest
 // (exact in FP32) rounded to TF32 too, so the tensor core, which reads only the top 19 bits
-// of each word, truncates neither. x is first clamped to TF32's range, as in step 21's
+// of each word, truncates neither. x is first clamped to TF32's range, as in step 22's
 // careful split: an Inf splits into big = +-TF32_MAX and small = Inf (so Inf times any
 // nonzero partner is Inf, and Inf times 0 is NaN, as in FP32), a NaN into a finite big and
 // small = NaN, and an x that would round past FLT_MAX into TF32_MAX and an exact rest. A
@@ -213,7 +213,7 @@ __global__ void __launch_bounds__(THREADS, 1)
   const int block_col = (in_group / group_rows) * BN;
   // This block's piece of K (blockIdx.y; one piece, all of K, when partials is null): k tiles
   // k_first .. k_first + k_tiles - 1, the last piece perhaps shorter. Loops below count
-  // k_tile from 0, so the ring's stages and phases are the same as in step 24.
+  // k_tile from 0, so the ring's stages and phases are the same as in step 25.
   const int k_first = blockIdx.y * k_tiles_per_split;
   const int k_tiles = min(k_tiles_per_split, sgemm::ceil_div(p.K, TUNE_SPLIT) - k_first);
 
@@ -319,7 +319,7 @@ __global__ void __launch_bounds__(THREADS, 1)
   // acc holds C^T: d[4 j + 2 h + v] is column operand_col(warp, h, g) and row 8 j + 2 t + v.
   // One piece of K: the raw sums (no alpha, no beta) go to the piece's slice of partials,
   // [M][ld_partials], columns up to ld_partials (N rounded up to 4: zeros past N) so that
-  // the reduction reads only what was written. All of K: C itself, as in step 24.
+  // the reduction reads only what was written. All of K: C itself, as in step 25.
   float* slice = partials == nullptr ? nullptr : partials + std::size_t(blockIdx.y) * p.M * ld_partials;
 #pragma unroll
   for (int j = 0; j < BM / 8; ++j)

@@ -1,4 +1,4 @@
-// Step 26 - the small parts scaled by 2^10                          previous: 26_tensor_split_k
+// Step 27 - the small parts scaled by 2^10                          previous: 26_tensor_split_k
 // Change: the split scales each small part by 2^10 before rounding it to TF32 (exact: a power
 //         of two), and the two products that hold a small part, A's small x B's big and A's
 //         big x B's small, go to an accumulator of their own (d_small) that runs over the
@@ -13,7 +13,7 @@
 //         is then at most half its value, so the two scaled products together stay within
 //         the range of the product itself (2^11 overflowed near FLT_MAX).
 // Where:  tf32_split (SMALL_SCALE), the consumers' d_small and the epilogue.
-// Watch:  RMS error on the tiny and subnormal input classes (--exponents) against step 25;
+// Watch:  RMS error on the tiny and subnormal input classes (--exponents) against step 26;
 //         registers (64 more accumulators in 232 a consumer thread; no LDL/STL in the k loop); the time.
 // Build alone: mkdir -p build-alone && nvcc -std=c++20 -O3 -gencode=arch=compute_90a,code=sm_90a -Icommon common/*.cpp common/*.cu steps/27_scaled_small_parts/scaled_small_parts.cu -lcublas -o build-alone/scaled_small_parts
 #include <cuda.h>          // CUtensorMap (types only: the driver library is not linked)
@@ -88,7 +88,7 @@ __device__ __forceinline__ float tf32_round(float x) { return __uint_as_float((_
 // subnormal x keeps its bits at 2^-146 and up, and loses the last three (for x near 2^-134,
 // about 2^-13 of it: subnormal inputs still fail the check). |rest| <= 2^-11 2^e for x in [2^e, 2^(e+1)),
 // so the scaled small part is at most half of |x|. x is first clamped to TF32's range, as in
-// step 21's careful split: an Inf splits into big = +-TF32_MAX and small = Inf (so Inf times
+// step 22's careful split: an Inf splits into big = +-TF32_MAX and small = Inf (so Inf times
 // any nonzero partner is Inf, and Inf times 0 is NaN, as in FP32), a NaN into a finite big
 // and small = NaN, and an x that would round past FLT_MAX into TF32_MAX and an exact rest.
 // The scaled rest needs no clamp: below 2^127, it cannot round past TF32_MAX. A non-finite
@@ -223,7 +223,7 @@ __global__ void __launch_bounds__(THREADS, 1)
   const int block_col = (in_group / group_rows) * BN;
   // This block's piece of K (blockIdx.y; one piece, all of K, when partials is null): k tiles
   // k_first .. k_first + k_tiles - 1, the last piece perhaps shorter. Loops below count
-  // k_tile from 0, so the ring's stages and phases are the same as in step 24.
+  // k_tile from 0, so the ring's stages and phases are the same as in step 25.
   const int k_first = blockIdx.y * k_tiles_per_split;
   const int k_tiles = min(k_tiles_per_split, sgemm::ceil_div(p.K, TUNE_SPLIT) - k_first);
 
@@ -337,7 +337,7 @@ __global__ void __launch_bounds__(THREADS, 1)
   // acc holds C^T: d[4 j + 2 h + v] is column operand_col(warp, h, g) and row 8 j + 2 t + v.
   // One piece of K: the raw sums (no alpha, no beta) go to the piece's slice of partials,
   // [M][ld_partials], columns up to ld_partials (N rounded up to 4: zeros past N) so that
-  // the reduction reads only what was written. All of K: C itself, as in step 24.
+  // the reduction reads only what was written. All of K: C itself, as in step 25.
   float* slice = partials == nullptr ? nullptr : partials + std::size_t(blockIdx.y) * p.M * ld_partials;
 #pragma unroll
   for (int j = 0; j < BM / 8; ++j)

@@ -1,4 +1,4 @@
-// Step 27 - rows of A and columns of B scaled by powers of two     previous: 27_scaled_small_parts
+// Step 28 - rows of A and columns of B scaled by powers of two     previous: 27_scaled_small_parts
 // Change: a pass before the GEMM (largest_magnitudes_for_sgemm_kernel) finds the largest
 //         magnitude of every row of A and every column of B. Where it lies outside
 //         [2^-100, 2^101), row i of A is multiplied by 2^-s_i (column j of B by 2^-t_j)
@@ -7,7 +7,7 @@
 //         for a row clamped at 2^126),
 //         subnormal ones lifted into the normal range. In a block with such a row or column
 //         the splitters scale the A tile by rows and the B tile by columns; other blocks run
-//         step 26's splitter loop. The epilogue multiplies each sum by 2^(s_i + t_j).
+//         step 27's splitter loop. The epilogue multiplies each sum by 2^(s_i + t_j).
 // Why:    a subnormal value's TF32 big part keeps only its bits at 2^-136 and up (two or
 //         three bits for a value near 2^-134): no scaling of its small part can give back
 //         what the big part lost. A power of two changes no bit of a significand, so the
@@ -16,7 +16,7 @@
 //         falls under the normal range.
 // Where:  largest_magnitudes_for_sgemm_kernel and scale_exponent (the pass), the splitters'
 //         row_factor and col_factor, the epilogue's times_pow2.
-// Watch:  the subnormal sets (step 26 fails them; this step must pass with the ordinary
+// Watch:  the subnormal sets (step 27 fails them; this step must pass with the ordinary
 //         inputs' RMS error); the pass's time against the GEMM's (it reads A and B once
 //         more: 4 (MK + KN) bytes); the splitters, the pipeline's slowest part.
 // Build alone: mkdir -p build-alone && nvcc -std=c++20 -O3 -gencode=arch=compute_90a,code=sm_90a -Icommon common/*.cpp common/*.cu steps/28_scaled_rows_columns/scaled_rows_columns.cu -lcublas -o build-alone/scaled_rows_columns
@@ -108,10 +108,10 @@ struct Magnitudes {
 // The exponent s of a row's (or column's) largest magnitude m, 2^s <= m < 2^(s+1), clamped to
 // [-126, 126] so that 2^-s is a normal float: a row whose largest value is subnormal gets
 // -126 (times 2^126, a subnormal becomes a normal number exactly). 0, and so no scaling, for
-// a row whose m lies in [2^-UNSCALED_EXPONENT, 2^(UNSCALED_EXPONENT+1)), where step 26's
+// a row whose m lies in [2^-UNSCALED_EXPONENT, 2^(UNSCALED_EXPONENT+1)), where step 27's
 // split already holds (its products with a scaled partner, below 4, cannot overflow), for a
 // row of zeros, and for a row with an Inf or a NaN (each of its results is an Inf or a NaN
-// whatever the scale; unscaled, it keeps step 26's handling of them).
+// whatever the scale; unscaled, it keeps step 27's handling of them).
 __device__ __forceinline__ int scale_exponent(unsigned bits) {
   if (bits == 0 || bits >= 0x7f800000u) return 0;
   const int s = min(max(static_cast<int>(bits >> 23), 1) - 127, 126);
@@ -193,7 +193,7 @@ __device__ __forceinline__ float tf32_round(float x) { return __uint_as_float((_
 // x has been scaled with its row or column, so it is that small only where it is 2^126
 // times smaller than the largest value beside it.) |rest| <= 2^-11 2^e for x in [2^e, 2^(e+1)),
 // so the scaled small part is at most half of |x|. x is first clamped to TF32's range, as in
-// step 21's careful split: an Inf splits into big = +-TF32_MAX and small = Inf (so Inf times
+// step 22's careful split: an Inf splits into big = +-TF32_MAX and small = Inf (so Inf times
 // any nonzero partner is Inf, and Inf times 0 is NaN, as in FP32), a NaN into a finite big
 // and small = NaN, and an x that would round past FLT_MAX into TF32_MAX and an exact rest.
 // The scaled rest needs no clamp: below 2^127, it cannot round past TF32_MAX. A non-finite
@@ -343,7 +343,7 @@ __global__ void __launch_bounds__(THREADS, 1)
   const int block_col = (in_group / group_rows) * BN;
   // This block's piece of K (blockIdx.y; one piece, all of K, when partials is null): k tiles
   // k_first .. k_first + k_tiles - 1, the last piece perhaps shorter. Loops below count
-  // k_tile from 0, so the ring's stages and phases are the same as in step 24.
+  // k_tile from 0, so the ring's stages and phases are the same as in step 25.
   const int k_first = blockIdx.y * k_tiles_per_split;
   const int k_tiles = min(k_tiles_per_split, sgemm::ceil_div(p.K, TUNE_SPLIT) - k_first);
 
@@ -383,7 +383,7 @@ __global__ void __launch_bounds__(THREADS, 1)
       // part of each value times its row's factor; the B tile, in a block with a scaled row
       // or column, with each value times its column's factor (the consumers then wait for it).
       // The splitters are the pipeline's slowest part: a block with nothing to scale runs
-      // step 26's loop, without the factors.
+      // step 27's loop, without the factors.
       auto split_tiles = [&](auto scale) {
         for (int k_tile = 0; k_tile < k_tiles; ++k_tile) {
           const int s = k_tile % STAGES;
@@ -448,7 +448,7 @@ __global__ void __launch_bounds__(THREADS, 1)
     const unsigned parity = (k_tile / STAGES) % 2;
     barrier_wait(&full[s], parity);  // B has landed
     // and the splitters are done with the stage: A is split and, in a block that scales, B's
-    // columns are scaled. (Step 26 waits for them after splitting B; waiting here only in a
+    // columns are scaled. (Step 27 waits for them after splitting B; waiting here only in a
     // block that scales was no faster, and took registers.)
     barrier_wait(&split[s], parity);
 
@@ -501,7 +501,7 @@ __global__ void __launch_bounds__(THREADS, 1)
   // acc holds C^T: d[4 j + 2 h + v] is column operand_col(warp, h, g) and row 8 j + 2 t + v.
   // One piece of K: the raw sums (no alpha, no beta) go to the piece's slice of partials,
   // [M][ld_partials], columns up to ld_partials (N rounded up to 4: zeros past N) so that
-  // the reduction reads only what was written. All of K: C itself, as in step 24.
+  // the reduction reads only what was written. All of K: C itself, as in step 25.
   float* slice = partials == nullptr ? nullptr : partials + std::size_t(blockIdx.y) * p.M * ld_partials;
   // Each sum is multiplied by 2^(s_row + t_col). The exponents of this thread's 32 rows and 2
   // columns are read before any store: for all the compiler knows, a store to C could change
