@@ -1335,14 +1335,14 @@ def draw_cluster_pair(repo: Path) -> Canvas:
     return cv
 
 
-# ---- 21: the 3xTF32 split ------------------------------------------------------------------------
+# ---- 22: the 3xTF32 split ------------------------------------------------------------------------
 
 
 def _tf32_rounding(repo: Path) -> tuple[int, int]:
     """(half a place, the mask) of step 22's round_to_tf32: `(bits + 0x1000u) & 0xffffe000u`."""
     match = re.search(
         r"round_to_tf32\(float x\)\s*\{[^}]*?\+\s*0x([0-9a-fA-F]+)u\)\s*&\s*0x([0-9a-fA-F]+)u",
-        source_text(repo, 21),
+        source_text(repo, 22),
     )
     if not match:
         raise ValueError(
@@ -1368,7 +1368,7 @@ def pow2(exponent: int) -> str:
 
 
 def draw_tf32_split(repo: Path) -> Canvas:
-    passes = knobs(repo, 21)["PASSES"]
+    passes = knobs(repo, 22)["PASSES"]
     half, mask = _tf32_rounding(repo)
     dropped = (~mask & 0xFFFFFFFF).bit_length()  # low mantissa bits TF32 does not keep
     kept = 23 - dropped
@@ -1521,13 +1521,13 @@ def draw_tf32_split(repo: Path) -> Canvas:
     return cv
 
 
-# ---- 22: one wgmma of steps 23-25 ----------------------------------------------------------------
+# ---- 23: one wgmma of steps 23-25 ----------------------------------------------------------------
 
 
 def draw_wgmma_layout(repo: Path) -> Canvas:
-    k = knobs(repo, 24)
+    k = knobs(repo, 25)
     bm, bn, split = k["BM"], k["BN"], k["TUNE_SPLIT"]
-    wm, wk = constant(repo, 24, "WGMMA_M"), constant(repo, 24, "WGMMA_K")
+    wm, wk = constant(repo, 25, "WGMMA_M"), constant(repo, 25, "WGMMA_K")
     consumers = bn // wm
     chunk_floats = 4  # 16-byte chunks of the swizzle
     row_chunks = split // chunk_floats  # chunks per 128-byte row of the A tile
@@ -1657,10 +1657,10 @@ def draw_wgmma_layout(repo: Path) -> Canvas:
     return cv
 
 
-# ---- 26: the small parts scaled by 2^10 ------------------------------------------------------------
+# ---- 27: the small parts scaled by 2^10 ------------------------------------------------------------
 
 
-def _scaled_split(repo: Path, number: int = 26) -> tuple[int, int, int]:
+def _scaled_split(repo: Path, number: int = 27) -> tuple[int, int, int]:
     """(half a place, the mask, the scale's exponent) of step 27's split (or a later step's, the
     same code): tf32_round's `(bits + 0x1000u) & 0xffffe000u` and `SMALL_SCALE = 0x1p10f`."""
     source = source_text(repo, number)
@@ -1828,7 +1828,7 @@ def draw_scaled_small_parts(repo: Path) -> Canvas:
     return cv
 
 
-# ---- 27: rows of A and columns of B scaled by powers of two ---------------------------------------
+# ---- 28: rows of A and columns of B scaled by powers of two ---------------------------------------
 
 
 def _scale_rule(repo: Path) -> tuple[int, int, int, int]:
@@ -1839,7 +1839,7 @@ def _scale_rule(repo: Path) -> tuple[int, int, int, int]:
         r"int scale_exponent\(unsigned bits\)\s*\{[^}]*?"
         r"min\(max\(static_cast<int>\(bits >> 23\),\s*(\d+)\)\s*-\s*(\d+),\s*(\d+)\);"
         r"[^}]*?abs\(s\)\s*<=\s*UNSCALED_EXPONENT\s*\?\s*0\s*:\s*s;",
-        source_text(repo, 27),
+        source_text(repo, 28),
     )
     if not rule:
         raise ValueError(
@@ -1847,7 +1847,7 @@ def _scale_rule(repo: Path) -> tuple[int, int, int, int]:
             "1) - 127, 126)` and `abs(s) <= UNSCALED_EXPONENT ? 0 : s`"
         )
     least, bias, clamp = (int(g) for g in rule.groups())
-    return least, bias, clamp, knobs(repo, 27)["UNSCALED_EXPONENT"]
+    return least, bias, clamp, knobs(repo, 28)["UNSCALED_EXPONENT"]
 
 
 def scale_exponent(m: float, rule: tuple[int, int, int, int]) -> int:
@@ -1862,7 +1862,7 @@ def scale_exponent(m: float, rule: tuple[int, int, int, int]) -> int:
 
 
 def draw_scaled_rows_columns(repo: Path) -> Canvas:
-    half, mask, small_scale = _scaled_split(repo, 27)
+    half, mask, small_scale = _scaled_split(repo, 28)
     rule = _scale_rule(repo)
     unscaled = rule[3]
     dropped = (~mask & 0xFFFFFFFF).bit_length()  # low bits TF32 does not keep: 13
@@ -1919,27 +1919,27 @@ def draw_scaled_rows_columns(repo: Path) -> Canvas:
 
     # The bits of x split as step 27 does and as step 28 does, in columns of x's own places.
     colors = {"x": "#7f7f7f", "big": A_COLOR, "small": B_COLOR}
-    big26, _, small26 = split_parts(x, half, mask, small_scale)
-    big27, _, small27 = split_parts(xs, half, mask, small_scale)
+    big27, _, small27 = split_parts(x, half, mask, small_scale)
+    big28, _, small28 = split_parts(xs, half, mask, small_scale)
 
     def places(value: float, cleared: int, moved: int) -> list[tuple[int, int]]:
         """value's bits at their places in x (moved: the power of two value was multiplied by)."""
         return [(p - moved, bit) for p, bit in kept_bits(value, cleared)]
 
     x_last = min(p for p, _ in kept_bits(x))
-    small26_bits = places(small26, dropped, small_scale)
-    lost = list(range(x_last, min(p for p, _ in small26_bits)))  # x's places no part holds
+    small27_bits = places(small27, dropped, small_scale)
+    lost = list(range(x_last, min(p for p, _ in small27_bits)))  # x's places no part holds
     groups = [
         (f"Step 27: x = {written(x)}, split as it is", 0, [
             ("x", f"{len(kept_bits(x))} bits", places(x, 0, 0), []),
-            ("big", f"{len(kept_bits(big26, dropped))} bits (TF32)", places(big26, dropped, 0), []),
-            ("small", f"{len(small26_bits)} of {kept} bits, {len(lost)} places lost", small26_bits, lost),
+            ("big", f"{len(kept_bits(big27, dropped))} bits (TF32)", places(big27, dropped, 0), []),
+            ("small", f"{len(small27_bits)} of {kept} bits, {len(lost)} places lost", small27_bits, lost),
         ]),
         (f"Step 28: x × {pow2(shift)} = {written(xs)}, split", shift, [
             ("x", f"{len(kept_bits(xs))} bits: x's {len(kept_bits(x))}, then 0s", places(xs, 0, shift), []),
-            ("big", f"{len(kept_bits(big27, dropped))} bits (TF32)", places(big27, dropped, shift), []),
-            ("small", f"{len(kept_bits(small27, dropped))} of {kept} bits, none lost",
-             places(small27, dropped, shift + small_scale), []),
+            ("big", f"{len(kept_bits(big28, dropped))} bits (TF32)", places(big28, dropped, shift), []),
+            ("small", f"{len(kept_bits(small28, dropped))} of {kept} bits, none lost",
+             places(small28, dropped, shift + small_scale), []),
         ]),
     ]
     hi = _leading(x)

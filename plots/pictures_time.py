@@ -11,7 +11,7 @@ with what the step has of it (step 15 no stream-K, steps before 19 no short last
 steps before 20 no pairs); plots/tests/test_pictures_time.py holds it to scripts/paths.py's
 answers for step 20. Step 17's copy counts (56 issued where 24 do the work) follow from the
 knobs (copies_per_k_tile); the picture also checks them against the numbers step 17's header
-states and fails if the two part. Lengths in the pipeline pictures (09-13, 23, 24) are
+states and fails if the two part. Lengths in the pipeline pictures (09-13, 24, 25) are
 schematic: they show the order of things, not measured times, and say so; the split-K and
 stream-K pictures are to scale in k-tile or tile times, except step 18's reduction, drawn wider
 and labelled so.
@@ -1017,11 +1017,11 @@ def draw_short_last_piece(repo: Path) -> Canvas:
     return cv
 
 
-# ---- 23: the TMA ring -----------------------------------------------------------------------
+# ---- 24: the TMA ring -----------------------------------------------------------------------
 
 def draw_tma_ring(repo: Path) -> Canvas:
-    kn = knobs(repo, 23)
-    src = source_text(repo, 23)
+    kn = knobs(repo, 24)
+    src = source_text(repo, 24)
     stages, bm, bn, split, box = kn["STAGES"], kn["BM"], kn["BN"], kn["TUNE_SPLIT"], kn["B_BOX"]
     a_bytes, b_bytes = bm * split * 4, split * bn * 4
     consumers = bn // int(re.search(r"WGMMA_M\s*=\s*(\d+)", src).group(1))
@@ -1107,11 +1107,11 @@ def draw_tma_ring(repo: Path) -> Canvas:
     return cv
 
 
-# ---- 24: warp specialisation ----------------------------------------------------------------
+# ---- 25: warp specialisation ----------------------------------------------------------------
 
 def draw_warp_specialized(repo: Path) -> Canvas:
-    kn = knobs(repo, 24)
-    src = source_text(repo, 24)
+    kn = knobs(repo, 25)
+    src = source_text(repo, 25)
     stages, bn = kn["STAGES"], kn["BN"]
     wgmma_m = int(re.search(r"WGMMA_M\s*=\s*(\d+)", src).group(1))
     consumers = bn // wgmma_m
@@ -1206,7 +1206,7 @@ def draw_warp_specialized(repo: Path) -> Canvas:
     return cv
 
 
-# ---- 25: split-K on tensor cores ----------------------------------------------------------------
+# ---- 26: split-K on tensor cores ----------------------------------------------------------------
 
 @dataclass(frozen=True)
 class TensorPlan:
@@ -1288,8 +1288,8 @@ def tensor_plan(repo: Path, number: int, m: int, n: int, k: int, sms: int = SMS)
 
 def draw_tensor_split_k(repo: Path) -> Canvas:
     m, n, k = 256, 256, 16384
-    p = tensor_plan(repo, 25, m, n, k)
-    one = tensor_plan(repo, 25, 1024, 1024, 1024)
+    p = tensor_plan(repo, 26, m, n, k)
+    one = tensor_plan(repo, 26, 1024, 1024, 1024)
     cv = Canvas(height=620)
     cv.title(f"Step 26: {m} x {n} x {k} on {p.sms} SMs: {p.tiles} tiles of {p.bm} x {p.bn}, K in {p.splits} pieces")
     x0, x1 = 110, 640
@@ -1353,7 +1353,7 @@ def draw_tensor_split_k(repo: Path) -> Canvas:
     stop = min(later, key=p.estimate) if later else None
     why = (f"{stop} pieces of {-(-p.k_tiles // stop)} k tiles would estimate {p.estimate(stop):.1f}, less than "
            f"{p.gain}% below {ends:.1f}: not taken." if stop else f"No more pieces estimate less than {ends:.1f}.")
-    note = (f"A tile-time: one k tile of one block, {p.bm} x {p.bn} x {knobs(repo, 25)['TUNE_SPLIT']} multiply-adds "
+    note = (f"A tile-time: one k tile of one block, {p.bm} x {p.bn} x {knobs(repo, 26)['TUNE_SPLIT']} multiply-adds "
             f"three times: {p.clocks:,.0f} clocks of an SM's tensor cores, {p.tile_us:.2f} us at "
             f"{paths(repo).H100['clock_mhz']:,} MHz. choose_splits' estimate: waves x (k tiles a piece + "
             f"{p.overhead}), plus the partial sums; it takes more pieces only where that falls by {p.gain}%. "

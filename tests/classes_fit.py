@@ -41,7 +41,7 @@ def main() -> int:
     for name, arch, limit, gpus in classes():
         tuned = (ROOT / "tunings" / f"{name}.txt").is_file()
         for step in steps:
-            if int(step[:2]) >= 22 and tuned:
+            if int(step[:2]) >= 23 and tuned:
                 continue  # sm_90a code: it runs on sm_90 alone (and says so elsewhere)
             exe = build / ("classes/" + name if tuned else "bin") / step
             if not exe.is_file():

@@ -114,7 +114,7 @@ class BuildAlone(unittest.TestCase):
                 self.assertEqual(words[-2:], ["-o", "build-alone/" + source.stem])
                 # A named architecture, so the line builds on a machine without a GPU too
                 # (-arch=native falls back to nvcc's default there, which has no cp.async).
-                self.assertIn("-gencode=arch=compute_90a,code=sm_90a" if int(step[:2]) >= 22 else "-arch=sm_80", words)
+                self.assertIn("-gencode=arch=compute_90a,code=sm_90a" if int(step[:2]) >= 23 else "-arch=sm_80", words)
 
     def test_build_alone_output_is_ignored_by_git(self):
         ignored = subprocess.run(["git", "check-ignore", "-q", "build-alone/initial"], cwd=project.ROOT,
