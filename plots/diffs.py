@@ -103,7 +103,7 @@ STEP_DIFFS_TEMPLATE = """\
 # What each step changes
 
 Each step is a small edit of the step it builds on: the step before it, or the one its
-header names (step 21 builds on step 13). The table counts the lines of the kernel's `.cu`
+header names (step 22 builds on step 13). The table counts the lines of the kernel's `.cu`
 file that each step adds and removes relative to that step, apart from re-tuned
 knobs: a tunable line (`constexpr int NAME = VALUE;`) whose value alone changed is listed
 under "re-tuned knobs" instead; "plain diff" counts every changed line, knobs included

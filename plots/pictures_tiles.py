@@ -1335,18 +1335,18 @@ def draw_cluster_pair(repo: Path) -> Canvas:
     return cv
 
 
-# ---- 21: the 3xTF32 split ------------------------------------------------------------------------
+# ---- 22: the 3xTF32 split ------------------------------------------------------------------------
 
 
 def _tf32_rounding(repo: Path) -> tuple[int, int]:
-    """(half a place, the mask) of step 21's round_to_tf32: `(bits + 0x1000u) & 0xffffe000u`."""
+    """(half a place, the mask) of step 22's round_to_tf32: `(bits + 0x1000u) & 0xffffe000u`."""
     match = re.search(
         r"round_to_tf32\(float x\)\s*\{[^}]*?\+\s*0x([0-9a-fA-F]+)u\)\s*&\s*0x([0-9a-fA-F]+)u",
-        source_text(repo, 21),
+        source_text(repo, 22),
     )
     if not match:
         raise ValueError(
-            "pictures: step 21's round_to_tf32 no longer reads `(bits + 0x...u) & 0x...u`"
+            "pictures: step 22's round_to_tf32 no longer reads `(bits + 0x...u) & 0x...u`"
         )
     return int(match.group(1), 16), int(match.group(2), 16)
 
@@ -1368,7 +1368,7 @@ def pow2(exponent: int) -> str:
 
 
 def draw_tf32_split(repo: Path) -> Canvas:
-    passes = knobs(repo, 21)["PASSES"]
+    passes = knobs(repo, 22)["PASSES"]
     half, mask = _tf32_rounding(repo)
     dropped = (~mask & 0xFFFFFFFF).bit_length()  # low mantissa bits TF32 does not keep
     kept = 23 - dropped
@@ -1380,7 +1380,7 @@ def draw_tf32_split(repo: Path) -> Canvas:
     cv.text(
         20,
         20,
-        "Step 21: x = big + small, and three TF32 products for one FP32 product",
+        "Step 22: x = big + small, and three TF32 products for one FP32 product",
         size=11,
         weight="bold",
     )
@@ -1521,13 +1521,13 @@ def draw_tf32_split(repo: Path) -> Canvas:
     return cv
 
 
-# ---- 22: one wgmma of steps 22-24 ----------------------------------------------------------------
+# ---- 23: one wgmma of steps 23-25 ----------------------------------------------------------------
 
 
 def draw_wgmma_layout(repo: Path) -> Canvas:
-    k = knobs(repo, 24)
+    k = knobs(repo, 25)
     bm, bn, split = k["BM"], k["BN"], k["TUNE_SPLIT"]
-    wm, wk = constant(repo, 24, "WGMMA_M"), constant(repo, 24, "WGMMA_K")
+    wm, wk = constant(repo, 25, "WGMMA_M"), constant(repo, 25, "WGMMA_K")
     consumers = bn // wm
     chunk_floats = 4  # 16-byte chunks of the swizzle
     row_chunks = split // chunk_floats  # chunks per 128-byte row of the A tile
@@ -1535,7 +1535,7 @@ def draw_wgmma_layout(repo: Path) -> Canvas:
     cv.text(
         20,
         20,
-        f"Steps 22-24: one wgmma m{wm}n{bm}k{wk} computes part of C^T = B^T A^T",
+        f"Steps 23-25: one wgmma m{wm}n{bm}k{wk} computes part of C^T = B^T A^T",
         size=11,
         weight="bold",
     )
@@ -1553,7 +1553,7 @@ def draw_wgmma_layout(repo: Path) -> Canvas:
     cv.text(
         20,
         y0 + bm * s0 + 10,
-        f"{consumers} warpgroups multiply,\neach {wm} columns (step 24\nadds a producer warpgroup).",
+        f"{consumers} warpgroups multiply,\neach {wm} columns (step 25\nadds a producer warpgroup).",
         size=9,
         va="top",
     )
@@ -1657,11 +1657,11 @@ def draw_wgmma_layout(repo: Path) -> Canvas:
     return cv
 
 
-# ---- 26: the small parts scaled by 2^10 ------------------------------------------------------------
+# ---- 27: the small parts scaled by 2^10 ------------------------------------------------------------
 
 
-def _scaled_split(repo: Path, number: int = 26) -> tuple[int, int, int]:
-    """(half a place, the mask, the scale's exponent) of step 26's split (or a later step's, the
+def _scaled_split(repo: Path, number: int = 27) -> tuple[int, int, int]:
+    """(half a place, the mask, the scale's exponent) of step 27's split (or a later step's, the
     same code): tf32_round's `(bits + 0x1000u) & 0xffffe000u` and `SMALL_SCALE = 0x1p10f`."""
     source = source_text(repo, number)
     rounding = re.search(
@@ -1682,8 +1682,8 @@ def _f32(value: float) -> float:
 
 
 def split_parts(x: float, half: int, mask: int, scale: int) -> tuple[float, float, float]:
-    """(big, rest, small) of step 26's tf32_split for a finite FP32 x: big = x rounded to TF32,
-    rest = x - big (exact), small = rest x 2^scale rounded to TF32 (scale 0: steps 21-25)."""
+    """(big, rest, small) of step 27's tf32_split for a finite FP32 x: big = x rounded to TF32,
+    rest = x - big (exact), small = rest x 2^scale rounded to TF32 (scale 0: steps 22-26)."""
     def tf32(v: float) -> float:
         return _bits_float((_float_bits(v) + half) & mask)
 
@@ -1729,7 +1729,7 @@ def draw_scaled_small_parts(repo: Path) -> Canvas:
     cv.text(
         20,
         20,
-        f"Step 26: small parts near FP32's smallest numbers, unscaled and times {pow2(scale)}",
+        f"Step 27: small parts near FP32's smallest numbers, unscaled and times {pow2(scale)}",
         size=11,
         weight="bold",
     )
@@ -1828,30 +1828,30 @@ def draw_scaled_small_parts(repo: Path) -> Canvas:
     return cv
 
 
-# ---- 27: rows of A and columns of B scaled by powers of two ---------------------------------------
+# ---- 28: rows of A and columns of B scaled by powers of two ---------------------------------------
 
 
 def _scale_rule(repo: Path) -> tuple[int, int, int, int]:
-    """(the least exponent field, the bias, the clamp, UNSCALED_EXPONENT) of step 27's
+    """(the least exponent field, the bias, the clamp, UNSCALED_EXPONENT) of step 28's
     scale_exponent: `min(max(static_cast<int>(bits >> 23), 1) - 127, 126)`, then 0 where
     `abs(s) <= UNSCALED_EXPONENT`."""
     rule = re.search(
         r"int scale_exponent\(unsigned bits\)\s*\{[^}]*?"
         r"min\(max\(static_cast<int>\(bits >> 23\),\s*(\d+)\)\s*-\s*(\d+),\s*(\d+)\);"
         r"[^}]*?abs\(s\)\s*<=\s*UNSCALED_EXPONENT\s*\?\s*0\s*:\s*s;",
-        source_text(repo, 27),
+        source_text(repo, 28),
     )
     if not rule:
         raise ValueError(
-            "pictures: step 27's scale_exponent no longer reads `min(max(static_cast<int>(bits >> 23), "
+            "pictures: step 28's scale_exponent no longer reads `min(max(static_cast<int>(bits >> 23), "
             "1) - 127, 126)` and `abs(s) <= UNSCALED_EXPONENT ? 0 : s`"
         )
     least, bias, clamp = (int(g) for g in rule.groups())
-    return least, bias, clamp, knobs(repo, 27)["UNSCALED_EXPONENT"]
+    return least, bias, clamp, knobs(repo, 28)["UNSCALED_EXPONENT"]
 
 
 def scale_exponent(m: float, rule: tuple[int, int, int, int]) -> int:
-    """s of step 27's scale_exponent for a row's (or column's) largest magnitude m: the row is
+    """s of step 28's scale_exponent for a row's (or column's) largest magnitude m: the row is
     multiplied by 2^-s before the split, each sum by 2^(s + t) after (0: not scaled)."""
     least, bias, clamp, unscaled = rule
     bits = _float_bits(abs(m)) & 0x7FFFFFFF
@@ -1862,7 +1862,7 @@ def scale_exponent(m: float, rule: tuple[int, int, int, int]) -> int:
 
 
 def draw_scaled_rows_columns(repo: Path) -> Canvas:
-    half, mask, small_scale = _scaled_split(repo, 27)
+    half, mask, small_scale = _scaled_split(repo, 28)
     rule = _scale_rule(repo)
     unscaled = rule[3]
     dropped = (~mask & 0xFFFFFFFF).bit_length()  # low bits TF32 does not keep: 13
@@ -1881,7 +1881,7 @@ def draw_scaled_rows_columns(repo: Path) -> Canvas:
         return f"{value / 2.0**_leading(value):.4f} × {pow2(_leading(value))}"
 
     cv = Canvas(height=470)
-    cv.text(20, 20, f"Step 27: a subnormal row of A multiplied by {pow2(shift)} before the split",
+    cv.text(20, 20, f"Step 28: a subnormal row of A multiplied by {pow2(shift)} before the split",
             size=11, weight="bold")
 
     # FP32's exponents: the band left unscaled, and where the row goes.
@@ -1917,29 +1917,29 @@ def draw_scaled_rows_columns(repo: Path) -> Canvas:
         f"x = {written(x)} becomes {written(xs)}, a normal number.",
         112)), size=9, va="top")
 
-    # The bits of x split as step 26 does and as step 27 does, in columns of x's own places.
+    # The bits of x split as step 27 does and as step 28 does, in columns of x's own places.
     colors = {"x": "#7f7f7f", "big": A_COLOR, "small": B_COLOR}
-    big26, _, small26 = split_parts(x, half, mask, small_scale)
-    big27, _, small27 = split_parts(xs, half, mask, small_scale)
+    big27, _, small27 = split_parts(x, half, mask, small_scale)
+    big28, _, small28 = split_parts(xs, half, mask, small_scale)
 
     def places(value: float, cleared: int, moved: int) -> list[tuple[int, int]]:
         """value's bits at their places in x (moved: the power of two value was multiplied by)."""
         return [(p - moved, bit) for p, bit in kept_bits(value, cleared)]
 
     x_last = min(p for p, _ in kept_bits(x))
-    small26_bits = places(small26, dropped, small_scale)
-    lost = list(range(x_last, min(p for p, _ in small26_bits)))  # x's places no part holds
+    small27_bits = places(small27, dropped, small_scale)
+    lost = list(range(x_last, min(p for p, _ in small27_bits)))  # x's places no part holds
     groups = [
-        (f"Step 26: x = {written(x)}, split as it is", 0, [
+        (f"Step 27: x = {written(x)}, split as it is", 0, [
             ("x", f"{len(kept_bits(x))} bits", places(x, 0, 0), []),
-            ("big", f"{len(kept_bits(big26, dropped))} bits (TF32)", places(big26, dropped, 0), []),
-            ("small", f"{len(small26_bits)} of {kept} bits, {len(lost)} places lost", small26_bits, lost),
+            ("big", f"{len(kept_bits(big27, dropped))} bits (TF32)", places(big27, dropped, 0), []),
+            ("small", f"{len(small27_bits)} of {kept} bits, {len(lost)} places lost", small27_bits, lost),
         ]),
-        (f"Step 27: x × {pow2(shift)} = {written(xs)}, split", shift, [
+        (f"Step 28: x × {pow2(shift)} = {written(xs)}, split", shift, [
             ("x", f"{len(kept_bits(xs))} bits: x's {len(kept_bits(x))}, then 0s", places(xs, 0, shift), []),
-            ("big", f"{len(kept_bits(big27, dropped))} bits (TF32)", places(big27, dropped, shift), []),
-            ("small", f"{len(kept_bits(small27, dropped))} of {kept} bits, none lost",
-             places(small27, dropped, shift + small_scale), []),
+            ("big", f"{len(kept_bits(big28, dropped))} bits (TF32)", places(big28, dropped, shift), []),
+            ("small", f"{len(kept_bits(small28, dropped))} of {kept} bits, none lost",
+             places(small28, dropped, shift + small_scale), []),
         ]),
     ]
     hi = _leading(x)
@@ -1980,10 +1980,10 @@ def draw_scaled_rows_columns(repo: Path) -> Canvas:
         y = bottom + 30
 
     cv.text(20, y - 6, "\n".join(textwrap.wrap(
-        f"Columns: x's places, the bit worth 2^p (scaled, worth {pow2(shift)} times more). Step 26: the "
+        f"Columns: x's places, the bit worth 2^p (scaled, worth {pow2(shift)} times more). Step 27: the "
         f"big part keeps x's bits down to {pow2(tf32_step)}, TF32's last place among the subnormals; the "
         f"small part, times {pow2(small_scale)}, reaches {pow2(tf32_step - small_scale)}, and x's last "
-        f"places are lost (red). Step 27: x × {pow2(shift)} is a normal number, so its big part keeps "
+        f"places are lost (red). Step 28: x × {pow2(shift)} is a normal number, so its big part keeps "
         f"{kept} bits and its small part the rest, as for any ordinary value. The epilogue multiplies "
         f"each sum by 2^(s + t): {pow2(s)} × 2^t here, t from the sum's column of B. "
         "Dark: 1 bits; light: 0.",
@@ -2000,10 +2000,10 @@ _DRAWINGS: dict[str, Callable[[Path], Canvas]] = {
     "08_warp_shape.svg": draw_warp_shape,
     "14_thread_tile.svg": draw_large_thread_tile,
     "20_cluster_pair.svg": draw_cluster_pair,
-    "21_tf32_split.svg": draw_tf32_split,
-    "22_wgmma_layout.svg": draw_wgmma_layout,
-    "26_scaled_small_parts.svg": draw_scaled_small_parts,
-    "27_scaled_rows_columns.svg": draw_scaled_rows_columns,
+    "22_tf32_split.svg": draw_tf32_split,
+    "23_wgmma_layout.svg": draw_wgmma_layout,
+    "27_scaled_small_parts.svg": draw_scaled_small_parts,
+    "28_scaled_rows_columns.svg": draw_scaled_rows_columns,
 }
 
 PICTURES: dict[str, Callable[[Path], str]] = {

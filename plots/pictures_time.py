@@ -1,5 +1,5 @@
 """The pictures of time and of the split of work on the step pages (docs/pictures/NN_name.svg):
-pipelines of copies and math (steps 09-13, 23, 24), copy instructions (10, 17), and where the
+pipelines of copies and math (steps 09-13, 24, 25), copy instructions (10, 17), and where the
 blocks of a shape run on the H100's SMs (15, 16, 18, 19).
 
 Every number drawn comes from the steps: knobs from their `SGEMM_KNOB(NAME, value)` lines
@@ -11,7 +11,7 @@ with what the step has of it (step 15 no stream-K, steps before 19 no short last
 steps before 20 no pairs); plots/tests/test_pictures_time.py holds it to scripts/paths.py's
 answers for step 20. Step 17's copy counts (56 issued where 24 do the work) follow from the
 knobs (copies_per_k_tile); the picture also checks them against the numbers step 17's header
-states and fails if the two part. Lengths in the pipeline pictures (09-13, 23, 24) are
+states and fails if the two part. Lengths in the pipeline pictures (09-13, 24, 25) are
 schematic: they show the order of things, not measured times, and say so; the split-K and
 stream-K pictures are to scale in k-tile or tile times, except step 18's reduction, drawn wider
 and labelled so.
@@ -57,7 +57,7 @@ _RC = {"svg.hashsalt": "sgemm-steps-pictures", "font.size": 10, "font.family": "
 COPY = "#4c72b0"      # copies: global -> shared (cp.async, TMA)
 MATH = "#dd8452"      # the math: FFMA, wgmma
 REDUCE = "#55a868"    # reductions of partial sums
-SHORT = "#8172b3"     # step 19's short pieces; step 24's splitters
+SHORT = "#8172b3"     # step 19's short pieces; step 25's splitters
 WAIT = "#d5d5d5"      # waiting
 IDLE = "#f4f4f4"
 MARK = "#c44e52"      # what the picture is about
@@ -1017,19 +1017,19 @@ def draw_short_last_piece(repo: Path) -> Canvas:
     return cv
 
 
-# ---- 23: the TMA ring -----------------------------------------------------------------------
+# ---- 24: the TMA ring -----------------------------------------------------------------------
 
 def draw_tma_ring(repo: Path) -> Canvas:
-    kn = knobs(repo, 23)
-    src = source_text(repo, 23)
+    kn = knobs(repo, 24)
+    src = source_text(repo, 24)
     stages, bm, bn, split, box = kn["STAGES"], kn["BM"], kn["BN"], kn["TUNE_SPLIT"], kn["B_BOX"]
     a_bytes, b_bytes = bm * split * 4, split * bn * 4
     consumers = bn // int(re.search(r"WGMMA_M\s*=\s*(\d+)", src).group(1))
     if not re.search(r"barrier_expect_bytes\(&full\[s\],\s*A_TILE_BYTES \+ B_TILE_BYTES\)", src):
-        raise ValueError("pictures: step 23 no longer expects A_TILE_BYTES + B_TILE_BYTES on full[s]")
+        raise ValueError("pictures: step 24 no longer expects A_TILE_BYTES + B_TILE_BYTES on full[s]")
     threads = 128 * consumers
     cv = Canvas(height=480)
-    cv.title(f"Step 23: TMA copies into a ring of {stages} stages, each with a \"full\" mbarrier")
+    cv.title(f"Step 24: TMA copies into a ring of {stages} stages, each with a \"full\" mbarrier")
 
     # The ring at the top of k tile k.
     sx0, sw, gap = 130, 130, 20
@@ -1107,11 +1107,11 @@ def draw_tma_ring(repo: Path) -> Canvas:
     return cv
 
 
-# ---- 24: warp specialisation ----------------------------------------------------------------
+# ---- 25: warp specialisation ----------------------------------------------------------------
 
 def draw_warp_specialized(repo: Path) -> Canvas:
-    kn = knobs(repo, 24)
-    src = source_text(repo, 24)
+    kn = knobs(repo, 25)
+    src = source_text(repo, 25)
     stages, bn = kn["STAGES"], kn["BN"]
     wgmma_m = int(re.search(r"WGMMA_M\s*=\s*(\d+)", src).group(1))
     consumers = bn // wgmma_m
@@ -1127,10 +1127,10 @@ def draw_warp_specialized(repo: Path) -> Canvas:
         counts[name] = value
     for name in ("full", "split", "empty"):
         if name not in counts:
-            raise ValueError(f"pictures: step 24 no longer initialises a `{name}` barrier per stage")
+            raise ValueError(f"pictures: step 25 no longer initialises a `{name}` barrier per stage")
 
     cv = Canvas(height=450)
-    cv.title(f"Step 24: a producer warpgroup, {consumers} consumer warpgroups, a ring of {stages} stages")
+    cv.title(f"Step 25: a producer warpgroup, {consumers} consumer warpgroups, a ring of {stages} stages")
     # The warpgroups.
     px, py, pw, ph = 20, 56, 250, 150
     cv.rect(px, py, pw, ph, fill=tint(COPY, 0.08), edge=COPY, lw=1.2)
@@ -1206,11 +1206,11 @@ def draw_warp_specialized(repo: Path) -> Canvas:
     return cv
 
 
-# ---- 25: split-K on tensor cores ----------------------------------------------------------------
+# ---- 26: split-K on tensor cores ----------------------------------------------------------------
 
 @dataclass(frozen=True)
 class TensorPlan:
-    """Step 25's choose_splits for one shape (steps 25-27 share it): the pieces and the
+    """Step 26's choose_splits for one shape (steps 26-28 share it): the pieces and the
     estimates it compared, in tile-times (one k tile of one block on the tensor cores)."""
     m: int
     n: int
@@ -1252,7 +1252,7 @@ class TensorPlan:
 
 
 def tensor_plan(repo: Path, number: int, m: int, n: int, k: int, sms: int = SMS) -> TensorPlan:
-    """Step `number`'s choose_splits (step 25 on) for an m x n x k GEMM on `sms` SMs: its knobs,
+    """Step `number`'s choose_splits (step 26 on) for an m x n x k GEMM on `sms` SMs: its knobs,
     its tensor-core rate and its three products per multiply-add (tile_us), with the H100's
     clock, bandwidth and L2 (scripts/paths.py's facts, what sgemm::gpu() reads on that GPU)."""
     kn, src, gpu, cdiv = knobs(repo, number), source_text(repo, number), paths(repo).H100, paths(repo).cdiv
@@ -1288,29 +1288,29 @@ def tensor_plan(repo: Path, number: int, m: int, n: int, k: int, sms: int = SMS)
 
 def draw_tensor_split_k(repo: Path) -> Canvas:
     m, n, k = 256, 256, 16384
-    p = tensor_plan(repo, 25, m, n, k)
-    one = tensor_plan(repo, 25, 1024, 1024, 1024)
+    p = tensor_plan(repo, 26, m, n, k)
+    one = tensor_plan(repo, 26, 1024, 1024, 1024)
     cv = Canvas(height=620)
-    cv.title(f"Step 25: {m} x {n} x {k} on {p.sms} SMs: {p.tiles} tiles of {p.bm} x {p.bn}, K in {p.splits} pieces")
+    cv.title(f"Step 26: {m} x {n} x {k} on {p.sms} SMs: {p.tiles} tiles of {p.bm} x {p.bn}, K in {p.splits} pieces")
     x0, x1 = 110, 640
     whole = p.k_tiles + p.overhead
     span = whole * 1.04
     ticks = [t for t in range(0, whole + 1, 100)]
     light, dark = tint(MATH, 0.8), tint(MATH, 0.5)
 
-    # Step 24: the tiles alone, each block all of K.
+    # Step 25: the tiles alone, each block all of K.
     g = Gantt(cv, x0, x1, 66, 84, p.sms, span)
-    cv.text(x0, 58, f"step 24: {p.tiles} blocks, each all {p.k_tiles} k tiles of its tile", size=9.5, weight="bold",
+    cv.text(x0, 58, f"step 25: {p.tiles} blocks, each all {p.k_tiles} k tiles of its tile", size=9.5, weight="bold",
             va="bottom")
     g.block(0, p.tiles, 0, whole, MATH, edge=MATH)
     g.block(p.tiles, p.sms, 0, span, IDLE, f"{p.sms - p.tiles} SMs idle", hatch="///", edge="#d0d0d0", color=MUTED)
     g.frame(f"{p.sms}\nSMs", ticks, "time in tile-times")
     cv.text(g.x(whole) + 8, g.y(0) + 2, f"{p.tiles} SMs busy:\nends after {whole}", size=8.5, color=MARK, va="top")
 
-    # Step 25, on the same scale.
+    # Step 26, on the same scale.
     ends = p.estimate(p.splits)
     g2 = Gantt(cv, x0, x1, 216, 84, p.sms, span)
-    cv.text(x0, 208, f"step 25, on the same scale: {p.tiles} tiles x {p.splits} pieces = {p.blocks} blocks, "
+    cv.text(x0, 208, f"step 26, on the same scale: {p.tiles} tiles x {p.splits} pieces = {p.blocks} blocks, "
             "then the reduction", size=9.5, weight="bold", va="bottom")
     g2.block(0, p.blocks, 0, p.length + p.overhead, MATH, edge=MATH)
     g2.block(0, p.blocks, p.length + p.overhead, ends, REDUCE, edge=REDUCE)
@@ -1318,10 +1318,10 @@ def draw_tensor_split_k(repo: Path) -> Canvas:
     cv.text(g2.x(ends) + 10, g2.y(p.blocks / 2),
             f"ends after {ends:.1f}: {p.speedup:.0f} times sooner, in choose_splits' estimate", size=9, color=MARK)
 
-    # Step 25, magnified: the pieces one by one.
+    # Step 26, magnified: the pieces one by one.
     zoom = math.ceil(ends) + 2
     g3 = Gantt(cv, x0, x1, 366, 116, p.sms, zoom)
-    cv.text(x0, 358, f"step 25, magnified: each band is a piece, {p.tiles} blocks of {p.length} k tiles "
+    cv.text(x0, 358, f"step 26, magnified: each band is a piece, {p.tiles} blocks of {p.length} k tiles "
             f"(the last {p.last})", size=9.5, weight="bold", va="bottom")
     half = p.overhead / 2
     for piece in range(p.splits):
@@ -1353,7 +1353,7 @@ def draw_tensor_split_k(repo: Path) -> Canvas:
     stop = min(later, key=p.estimate) if later else None
     why = (f"{stop} pieces of {-(-p.k_tiles // stop)} k tiles would estimate {p.estimate(stop):.1f}, less than "
            f"{p.gain}% below {ends:.1f}: not taken." if stop else f"No more pieces estimate less than {ends:.1f}.")
-    note = (f"A tile-time: one k tile of one block, {p.bm} x {p.bn} x {knobs(repo, 25)['TUNE_SPLIT']} multiply-adds "
+    note = (f"A tile-time: one k tile of one block, {p.bm} x {p.bn} x {knobs(repo, 26)['TUNE_SPLIT']} multiply-adds "
             f"three times: {p.clocks:,.0f} clocks of an SM's tensor cores, {p.tile_us:.2f} us at "
             f"{paths(repo).H100['clock_mhz']:,} MHz. choose_splits' estimate: waves x (k tiles a piece + "
             f"{p.overhead}), plus the partial sums; it takes more pieces only where that falls by {p.gain}%. "
@@ -1373,9 +1373,9 @@ _DRAWINGS: dict[str, Callable[[Path], Canvas]] = {
     "17_copy_instructions.svg": draw_copy_instructions,
     "18_stream_k_first.svg": draw_stream_k_first,
     "19_short_last_piece.svg": draw_short_last_piece,
-    "23_tma_ring.svg": draw_tma_ring,
-    "24_warp_specialized.svg": draw_warp_specialized,
-    "25_tensor_split_k.svg": draw_tensor_split_k,
+    "24_tma_ring.svg": draw_tma_ring,
+    "25_warp_specialized.svg": draw_warp_specialized,
+    "26_tensor_split_k.svg": draw_tensor_split_k,
 }
 PICTURES: dict[str, Callable[[Path], str]] = {name: partial(_svg, draw) for name, draw in _DRAWINGS.items()}
 

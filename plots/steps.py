@@ -43,7 +43,7 @@ PREVIOUS = re.compile(r"previous:\s*(\d+_\w+)")
 
 
 def named_previous(repo: Path, step: str) -> str | None:
-    """The step a step's header says it builds on ("// Step 21 - ...  previous: 13_multi_stage")."""
+    """The step a step's header says it builds on ("// Step 22 - ...  previous: 13_multi_stage")."""
     source = step_source(repo, step)
     if source is None:
         return None

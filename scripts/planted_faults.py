@@ -21,7 +21,7 @@ Every run uses alpha != 1. The controls and mutants are built by the project's C
 like the steps (scripts/sweep.py's build_variants), for the build's architectures. Run after
 CMake has configured the build:
 
-    scripts/planted_faults.py --build build [--steps "26_scaled_small_parts 27_scaled_rows_columns"]
+    scripts/planted_faults.py --build build [--steps "27_scaled_small_parts 28_scaled_rows_columns"]
 """
 import argparse
 import os
@@ -181,34 +181,34 @@ FAULTS = [
      [("T().template sgemm_kernel_body<B_ALIGNED>(p);", "T().template sgemm_kernel_body<true>(p);")],
      [("--check --sizes 127x129x131,255x257x33 --alpha 1.5 --beta 0.5 --ld-pad 3,5,1", "cuda")]),
     # The 3xTF32 steps and IEEE special values (--specials: Inf, NaN, values rounding past
-    # FLT_MAX, TF32-exact partners of an infinity). K >= 8 everywhere: below that step 21
+    # FLT_MAX, TF32-exact partners of an infinity). K >= 8 everywhere: below that step 22
     # multiplies in FP32 and has no split to get wrong.
-    ("3xTF32: the fast split's Inf - Inf = NaN kept (no careful redo)", "21_tf32x3_mma",
+    ("3xTF32: the fast split's Inf - Inf = NaN kept (no careful redo)", "22_tf32x3_mma",
      [("if (__syncthreads_or(nan)) {", "if (false && __syncthreads_or(nan)) {")],
      [(f"--check --sizes {SPECIALS} --alpha 1.5 --beta 0 --specials", "check")]),
-    ("3xTF32: an Inf kept whole as the big part (small = 0, so Inf x 0 = NaN)", "24_warp_specialized",
+    ("3xTF32: an Inf kept whole as the big part (small = 0, so Inf x 0 = NaN)", "25_warp_specialized",
      [("big = tf32_round(fminf(fmaxf(x, -TF32_MAX), TF32_MAX));", "big = fabsf(x) < INFINITY ? tf32_round(x) : x;"),
       ("small = fabsf(rest) < INFINITY ? tf32_round(rest) : rest;",
        "small = fabsf(x) < INFINITY ? tf32_round(rest) : 0.0f;")],
      [(f"--check --sizes {SPECIALS} --alpha 1.5 --beta 0 --specials", "check")]),
-    # Step 25's reduction leaving out the last piece of K: every split shape is wrong, the
+    # Step 26's reduction leaving out the last piece of K: every split shape is wrong, the
     # unsplit ones (one piece) are not.
-    ("split-K on tensor cores: the reduction skips the last piece", "25_tensor_split_k",
+    ("split-K on tensor cores: the reduction skips the last piece", "26_tensor_split_k",
      [("for (int z = 1; z < splits; ++z) {", "for (int z = 1; z < splits - 1; ++z) {")],
      [("--check --sizes 1024x1024x1024,256x256x2000 --alpha 1.5 --beta 0.5", "check")]),
-    # Step 26 without its scaling: the small parts rounded to TF32 unscaled (and not scaled
-    # back), step 25's numbers in step 26's accumulators. Caught on tiny A and on huge A (the GPU
+    # Step 27 without its scaling: the small parts rounded to TF32 unscaled (and not scaled
+    # back), step 26's numbers in step 27's accumulators. Caught on tiny A and on huge A (the GPU
     # suite's gpu.tiny_a and gpu.huge_a) at 1x1x1, a single product where nothing averages out;
     # the plain inputs still pass.
-    ("3xTF32: the small parts' scaling dropped", "26_scaled_small_parts",
+    ("3xTF32: the small parts' scaling dropped", "27_scaled_small_parts",
      [("const float rest = (x - big) * SMALL_SCALE;", "const float rest = x - big;"),
       ("acc[i] += d_small[i] * (1.0f / SMALL_SCALE);", "acc[i] += d_small[i];")],
      [("--check --sizes 1x1x1 --alpha 1.5 --beta 0 --exponents -118,118", "check"),
       ("--check --sizes 1x1x1 --alpha 1.5 --beta 0 --exponents 118,-118", "check")]),
-    # Step 27 without its scaling of rows and columns: every exponent 0, step 26's numbers.
+    # Step 28 without its scaling of rows and columns: every exponent 0, step 27's numbers.
     # Caught on subnormal A and on subnormal B (gpu.subnormal_a and gpu.subnormal_b), where
-    # step 26 fails: at 1x1x1, and for A at 1024^3, a sum over K = 1024.
-    ("3xTF32: the rows' and columns' scaling dropped", "27_scaled_rows_columns",
+    # step 27 fails: at 1x1x1, and for A at 1024^3, a sum over K = 1024.
+    ("3xTF32: the rows' and columns' scaling dropped", "28_scaled_rows_columns",
      [("  if (bits == 0 || bits >= 0x7f800000u) return 0;", "  return 0;")],
      [("--check --sizes 1x1x1,1024x1024x1024 --alpha 1.5 --beta 0 --exponents -134,120", "check"),
       ("--check --sizes 1x1x1 --alpha 1.5 --beta 0 --exponents 120,-134", "check")]),

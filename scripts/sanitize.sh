@@ -2,14 +2,14 @@
 # Runs every step in check mode on small adversarial shapes under compute-sanitizer's four
 # tools (memcheck, racecheck, synccheck, initcheck), and a few timed repetitions too. Only our
 # kernels are instrumented (--kernel-name kns=sgemm_kernel: every kernel of ours has
-# sgemm_kernel in its name, the reductions of steps 15 and 16 and step 27's pass,
+# sgemm_kernel in its name, the reductions of steps 15 and 16 and step 28's pass,
 # largest_magnitudes_for_sgemm_kernel, too): cuBLAS, which computes the reference, is not
 # ours to fix. The shapes include several k tiles wholly inside A and B
 # (300x300x200, 384x256x160), so the steady-state copies without zero-fill of steps 09 and on
 # run under the tools, not only the edge tiles. A shape set sanitize.STEP in tests/shapes.txt
 # adds shapes for that step only (code paths no other step has); a line
 # sanitize_exponents.STEP EA,EB runs that step's shapes once more with --exponents EA,EB
-# (step 27's scaled path, which the random inputs in [-1, 1] never take).
+# (step 28's scaled path, which the random inputs in [-1, 1] never take).
 #
 #   scripts/sanitize.sh [BUILD_DIR] [LOG_DIR]     (defaults: build, build/sanitizer)
 #   SANITIZE_STEPS="15_split_k 16_stream_k" scripts/sanitize.sh ...   (some steps only)

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Every step fits every GPU class it claims, as built with the class's tuning (no GPU needed).
 
-For each class of tunings/classes.txt, each step 01-21 built for the class's architecture with
+For each class of tunings/classes.txt, each step 01-22 built for the class's architecture with
 its tuning (CMake's classes/CLASS/NN_slug; sm_90, which has no tuning file, is the main build's
-bin/NN_slug, the sm_90a steps 22 onward included) is asked `--requirements`; its shared memory per block must be at
+bin/NN_slug, the sm_90a steps 23 onward included) is asked `--requirements`; its shared memory per block must be at
 most the class's limit, and the binary must say it was built for the class's architecture with
 the class's tuning. Prints one table; exits 1 on any step that does not fit.
 
@@ -41,7 +41,7 @@ def main() -> int:
     for name, arch, limit, gpus in classes():
         tuned = (ROOT / "tunings" / f"{name}.txt").is_file()
         for step in steps:
-            if int(step[:2]) >= 22 and tuned:
+            if int(step[:2]) >= 23 and tuned:
                 continue  # sm_90a code: it runs on sm_90 alone (and says so elsewhere)
             exe = build / ("classes/" + name if tuned else "bin") / step
             if not exe.is_file():

@@ -53,7 +53,7 @@ class Rules(unittest.TestCase):
 
     def test_commit_hashes_and_work_order_words_are_found(self):
         self.assertTrue(pages.HASH.search("measured at 1a44685 on the H100"))
-        self.assertFalse(pages.HASH.search("steps/22_wgmma and 0x1000u and deadbeef"))
+        self.assertFalse(pages.HASH.search("steps/23_wgmma and 0x1000u and deadbeef"))
         self.assertTrue(pages.ORDER_WORDS.search("the floor of this chapter"))
         self.assertFalse(pages.ORDER_WORDS.search("floored division"))
 

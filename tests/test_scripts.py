@@ -64,7 +64,7 @@ class Facts(unittest.TestCase):
         groups = {name: extra for name, _, _, _, extra in project.gpu_groups()}
         failures = project.expected_failures()
         self.assertIn("subnormal_a", failures)
-        self.assertIn("21_tf32x3_mma", failures["subnormal_a"])
+        self.assertIn("22_tf32x3_mma", failures["subnormal_a"])
         for name, steps in failures.items():
             with self.subTest(set=name):
                 self.assertIn(name, groups)
@@ -114,7 +114,7 @@ class BuildAlone(unittest.TestCase):
                 self.assertEqual(words[-2:], ["-o", "build-alone/" + source.stem])
                 # A named architecture, so the line builds on a machine without a GPU too
                 # (-arch=native falls back to nvcc's default there, which has no cp.async).
-                self.assertIn("-gencode=arch=compute_90a,code=sm_90a" if int(step[:2]) >= 22 else "-arch=sm_80", words)
+                self.assertIn("-gencode=arch=compute_90a,code=sm_90a" if int(step[:2]) >= 23 else "-arch=sm_80", words)
 
     def test_build_alone_output_is_ignored_by_git(self):
         ignored = subprocess.run(["git", "check-ignore", "-q", "build-alone/initial"], cwd=project.ROOT,
@@ -155,9 +155,9 @@ CTEST_LOG = """test 58
 
 58: Test command: /b/bin/01_initial "--check" "--sizes" "1x1x1,129x131x67" "--alpha" "1" "--beta" "0" "--exponents" "-118,118"
 test 700
-    Start 700: gpu.21_tf32x3_mma.subnormal_a
+    Start 700: gpu.22_tf32x3_mma.subnormal_a
 
-700: Test command: /usr/bin/sh "/r/tests/expect_exit.sh" "1" "/b/bin/21_tf32x3_mma" "--check" "--sizes" "1x1x1,129x131x67" "--exponents" "-134,120"
+700: Test command: /usr/bin/sh "/r/tests/expect_exit.sh" "1" "/b/bin/22_tf32x3_mma" "--check" "--sizes" "1x1x1,129x131x67" "--exponents" "-134,120"
 58: errors in units of u = 2^-24 of |alpha||A||B| + |beta||C| against an FP64 reference; FP32-grade limit 32 u on random inputs
 58:       1       1       1  ok        0.25     0.25     0.25   0.31
 700:       1       1       1  ok          0        0        0   0.30
@@ -166,7 +166,7 @@ test 700
 700:     129     131      67  FAILED: 8449 wrong element(s), 0 guard cell(s) overwritten; error max 5.91e+03 u, RMS 900 u (FP32-grade limit 32 u)
 700:                          exponents: A 100% subnormal, 0% zero; B 0% subnormal, 0% zero
 1/2 Test  #58: gpu.01_initial.tiny_a ..............   Passed    1.02 sec
-2/2 Test #700: gpu.21_tf32x3_mma.subnormal_a ......   Passed    1.10 sec
+2/2 Test #700: gpu.22_tf32x3_mma.subnormal_a ......   Passed    1.10 sec
 """
 
 
@@ -179,9 +179,9 @@ class AccuracyFromTheSuiteLog(unittest.TestCase):
             rows = accuracy_margins.rows_from_ctest_log(log)
         self.assertEqual(rows, ["program,shape,check,err_max_u,set,expected",
                                 "01_initial,1x1x1,ok,0.25,tiny_a,",
-                                "21_tf32x3_mma,1x1x1,ok,0,subnormal_a,fail",
+                                "22_tf32x3_mma,1x1x1,ok,0,subnormal_a,fail",
                                 "01_initial,129x131x67,ok,3.02,tiny_a,",
-                                "21_tf32x3_mma,129x131x67,FAILED,5.91e+03,subnormal_a,fail"])
+                                "22_tf32x3_mma,129x131x67,FAILED,5.91e+03,subnormal_a,fail"])
 
     def test_every_gpu_set_parses(self):
         """Every gpu.* set's options are ones a step takes: the suite's lines come back as rows."""

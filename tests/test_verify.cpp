@@ -117,7 +117,7 @@ std::pair<float, float> split_inf_small_zero(float x) {
 float to_tf32_bits(float x) {
   return std::bit_cast<float>((std::bit_cast<std::uint32_t>(x) + 0x1000u) & 0xffffe000u);
 }
-// The 3xTF32 split of steps 21-24 on finite values: big and small both TF32, by the bits.
+// The 3xTF32 split of steps 22-25 on finite values: big and small both TF32, by the bits.
 std::pair<float, float> split_bits(float x) {
   const float big = to_tf32_bits(x);
   return {big, to_tf32_bits(x - big)};

@@ -64,10 +64,10 @@ class JourneyFigureTest(unittest.TestCase):
         self.assertEqual(titles, ["M=N=K=1024", "M=N=K=2048", "M=N=K=4096", "M=N=K=8192",
                                   "M×N×K = 1024×1024×8192", "M×N×K = 256×256×16384"])
         words = texts(fig)
-        for chapter in ("01–09", "10–12", "13–20", "21–27"):
+        for chapter in ("01–09", "10–12", "13–21", "22–28"):
             self.assertEqual(words.count(chapter), 6, chapter)  # one per panel
         for label in ("01–09 the blog series", "10–12 MoYe.jl's pipeline",
-                      "13–20 CUDA cores to cuBLAS", "21–27 3xTF32 on tensor cores",
+                      "13–21 CUDA cores to cuBLAS", "22–28 3xTF32 on tensor cores",
                       "FP32 FFMA peak", "3xTF32 ceiling", "cuBLAS SGEMM", "not measured"):
             self.assertIn(label, words)
         notes = fig.get_supxlabel()
@@ -86,13 +86,13 @@ class JourneyFigureTest(unittest.TestCase):
         fig, gpu, steps = self.figure()
         kernels = steps[1:]
         for ax in fig.axes:
-            # One "not measured" slot per missing step (22 and 23), one filled bar per row.
+            # One "not measured" slot per missing step (23 and 24), one filled bar per row.
             self.assertEqual([t.get_text() for t in ax.texts].count(journey.NOT_MEASURED), 2)
             bars = [p for p in ax.patches if p.get_zorder() == 2]  # not the chapter bands
             self.assertEqual(len(bars), len(kernels) - 2)
             self.assertTrue(all(bar.get_height() > 0 for bar in bars))
         ticks = [t.get_text() for t in fig.axes[0].get_xticklabels()]
-        self.assertEqual(ticks, [f"{n:02d}" for n in range(1, 25)])  # the slots stay
+        self.assertEqual(ticks, [f"{n:02d}" for n in range(1, 26)])  # the slots stay
 
     def test_nothing_missing_no_legend_entry(self):
         fig, _, _ = self.figure(missing=())

@@ -14,7 +14,7 @@ control_cublas_tf32,1024x1024x1024,FAILED,882
 """
 FAULTS = """caught  one k product dropped [02_refactored; --check] -> exit 1 (check): 3/3 shapes failed, smallest error 104x the limit
 caught  one k product dropped [02_refactored; --check --beta 0] -> exit 1 (check): 3/3 shapes failed, smallest error 99x the limit
-caught  Inf mishandled [21_tf32x3_mma; --check --specials] -> exit 1 (check): 3/3 shapes failed, smallest error 0.09x the limit (caught by outputs of the wrong class)
+caught  Inf mishandled [22_tf32x3_mma; --check --specials] -> exit 1 (check): 3/3 shapes failed, smallest error 0.09x the limit (caught by outputs of the wrong class)
 caught  one column too far [02_refactored; --check] -> exit 1 (check): 4/4 shapes failed, smallest error 0.01x the limit (caught by the guard cells)
 caught  a race [12_double_buffer; --check] -> exit 99 (racecheck): racecheck: RACECHECK SUMMARY: 100 hazard
 caught  sums in a changing order [15_split_k; --check] -> exit 1 (check): 3/3 shapes failed, by different bits on a second run (errors within the limit)
@@ -72,19 +72,19 @@ class MarginsTest(TempDirTestCase):
         suite = repo / "results" / "gpu-x" / "profiles" / "accuracy_suite.csv"
         suite.write_text("program,shape,check,err_max_u,set,expected\n"
                          + "".join(f"{line},primes,\n" for line in SUITE.splitlines()[1:])
-                         + "21_tf32x3_mma,2048x2048x64,ok,3.5,split_k,\n"
-                           "21_tf32x3_mma,1x1x1,ok,0.2,subnormal_a,fail\n"
-                           "21_tf32x3_mma,129x131x67,FAILED,5910,subnormal_a,fail\n"
-                           "21_tf32x3_mma,255x257x300,FAILED,2300,subnormal_a,fail\n"
-                           "26_scaled_small_parts,129x131x67,ok,4.1,subnormal_a,\n"
-                           "22_wgmma,129x131x67,ok,3,subnormal_b,fail\n")
+                         + "22_tf32x3_mma,2048x2048x64,ok,3.5,split_k,\n"
+                           "22_tf32x3_mma,1x1x1,ok,0.2,subnormal_a,fail\n"
+                           "22_tf32x3_mma,129x131x67,FAILED,5910,subnormal_a,fail\n"
+                           "22_tf32x3_mma,255x257x300,FAILED,2300,subnormal_a,fail\n"
+                           "27_scaled_small_parts,129x131x67,ok,4.1,subnormal_a,\n"
+                           "23_wgmma,129x131x67,ok,3,subnormal_b,fail\n")
         text = margins_section(repo, repo / "results")
-        self.assertIn("| 21_tf32x3_mma | 3.5 at 2048x2048x64 | 9.1x below |", text)
-        self.assertIn("| 26_scaled_small_parts | 4.1 at 129x131x67 | 7.8x below |", text)
+        self.assertIn("| 22_tf32x3_mma | 3.5 at 2048x2048x64 | 9.1x below |", text)
+        self.assertIn("| 27_scaled_small_parts | 4.1 at 129x131x67 | 7.8x below |", text)
         self.assertIn("Expected failures (`expect_fail.*` in tests/shapes.txt)", text)
-        self.assertIn("- 21_tf32x3_mma, subnormal_a: 2 of 3 shapes fail, the smallest max error where one does "
+        self.assertIn("- 22_tf32x3_mma, subnormal_a: 2 of 3 shapes fail, the smallest max error where one does "
                       "2.3e+03 u at 255x257x300", text)
-        self.assertIn("- 22_wgmma, subnormal_b: no shape fails (1 passed)", text)
+        self.assertIn("- 23_wgmma, subnormal_b: no shape fails (1 passed)", text)
         self.assertIn("| 00_cublas | 5.91 at 2048x2048x64 | 5.4x below |", text)
 
     def test_no_limit_no_section(self):

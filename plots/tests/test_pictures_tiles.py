@@ -23,10 +23,10 @@ NAMES = (
     "08_warp_shape.svg",
     "14_thread_tile.svg",
     "20_cluster_pair.svg",
-    "21_tf32_split.svg",
-    "22_wgmma_layout.svg",
-    "26_scaled_small_parts.svg",
-    "27_scaled_rows_columns.svg",
+    "22_tf32_split.svg",
+    "23_wgmma_layout.svg",
+    "27_scaled_small_parts.svg",
+    "28_scaled_rows_columns.svg",
 )
 
 # A knob of each picture's step and another value it may take: the picture must change with it.
@@ -39,14 +39,14 @@ KNOB_CHANGES = {
     "08_warp_shape.svg": (8, "WARP_SHAPE_X", "8"),
     "14_thread_tile.svg": (14, "THREAD_TILE_X", "8"),
     "20_cluster_pair.svg": (20, "PAIR_ROWS", "2"),
-    "21_tf32_split.svg": (21, "PASSES", "1"),
-    "22_wgmma_layout.svg": (24, "BN", "192"),
-    "27_scaled_rows_columns.svg": (27, "UNSCALED_EXPONENT", "90"),
+    "22_tf32_split.svg": (22, "PASSES", "1"),
+    "23_wgmma_layout.svg": (25, "BN", "192"),
+    "28_scaled_rows_columns.svg": (28, "UNSCALED_EXPONENT", "90"),
 }
 
 # A picture drawn from a constant that is no knob: the constant's text and another value.
 CONSTANT_CHANGES = {
-    "26_scaled_small_parts.svg": (26, "SMALL_SCALE = 0x1p10f", "SMALL_SCALE = 0x1p8f"),
+    "27_scaled_small_parts.svg": (27, "SMALL_SCALE = 0x1p10f", "SMALL_SCALE = 0x1p8f"),
 }
 
 
@@ -162,7 +162,7 @@ class PicturesTest(unittest.TestCase):
 
 
 class ScaledSplitTest(unittest.TestCase):
-    """Step 26's split as the picture emulates it (plots/pictures_tiles.py, split_parts), with the
+    """Step 27's split as the picture emulates it (plots/pictures_tiles.py, split_parts), with the
     constants read from the step: what the page says of it."""
 
     @classmethod
@@ -212,13 +212,13 @@ class ScaledSplitTest(unittest.TestCase):
 
 
 class ScaledRowsTest(unittest.TestCase):
-    """Step 27's scale_exponent as the picture ports it (plots/pictures_tiles.py), with its clamp
-    and UNSCALED_EXPONENT read from the step, and step 26's split of a row it scaled."""
+    """Step 28's scale_exponent as the picture ports it (plots/pictures_tiles.py), with its clamp
+    and UNSCALED_EXPONENT read from the step, and step 27's split of a row it scaled."""
 
     @classmethod
     def setUpClass(cls):
         cls.rule = pictures_tiles._scale_rule(REPO_ROOT)
-        cls.half, cls.mask, cls.scale = pictures_tiles._scaled_split(REPO_ROOT, 27)
+        cls.half, cls.mask, cls.scale = pictures_tiles._scaled_split(REPO_ROOT, 28)
 
     def s(self, m: float) -> int:
         return pictures_tiles.scale_exponent(m, self.rule)

@@ -17,7 +17,7 @@ from plots.tests.helpers import REPO_ROOT
 
 NAMES = ("09_async_copy.svg 10_vector_copy.svg 11_overlap.svg 12_double_buffer.svg 13_multi_stage.svg "
          "15_split_k.svg 16_stream_k.svg 17_copy_instructions.svg 18_stream_k_first.svg "
-         "19_short_last_piece.svg 23_tma_ring.svg 24_warp_specialized.svg 25_tensor_split_k.svg").split()
+         "19_short_last_piece.svg 24_tma_ring.svg 25_warp_specialized.svg 26_tensor_split_k.svg").split()
 
 try:
     import cairosvg
@@ -81,8 +81,8 @@ class HeuristicsTest(unittest.TestCase):
         self.assertEqual((before.splits, before.length), (4, 64))
         self.assertEqual((after.path, after.length, after.last), ("split-K-short-last-piece", 63, 4))
 
-    def test_step_25_choices(self):
-        """Step 25's choose_splits on the H100, as its runs report the path (split-K (N)) and as
+    def test_step_26_choices(self):
+        """Step 26's choose_splits on the H100, as its runs report the path (split-K (N)) and as
         its page's napkin math has them: pieces, k tiles a piece, the estimate's speed-up."""
         expect = {(1024, 1024, 1024): (64, 2, 16, 1.73), (2048, 2048, 2048): (256, 1, 64, 1.0),
                   (4096, 4096, 4096): (1024, 1, 128, 1.0), (8192, 8192, 8192): (4096, 1, 256, 1.0),
@@ -91,19 +91,19 @@ class HeuristicsTest(unittest.TestCase):
                   (640, 640, 640): (25, 4, 5, 2.66)}
         for (m, n, k), (tiles, splits, length, speedup) in expect.items():
             with self.subTest(shape=(m, n, k)):
-                p = pt.tensor_plan(REPO_ROOT, 25, m, n, k)
+                p = pt.tensor_plan(REPO_ROOT, 26, m, n, k)
                 self.assertEqual((p.tiles, p.splits, p.length), (tiles, splits, length))
                 self.assertAlmostEqual(p.speedup, speedup, places=2)
-        p = pt.tensor_plan(REPO_ROOT, 25, 1024, 1024, 1024)
+        p = pt.tensor_plan(REPO_ROOT, 26, 1024, 1024, 1024)
         self.assertEqual(round(p.clocks), 1536)  # 3 x 128 x 128 x 32 at 1024 TF32 FMAs a clock
         self.assertAlmostEqual(p.tile_us, 0.776, places=3)
         # 32 pieces of 16 estimate less than 29 of 18, but not by the 10% that choose_splits asks.
-        q = pt.tensor_plan(REPO_ROOT, 25, 256, 256, 16384)
+        q = pt.tensor_plan(REPO_ROOT, 26, 256, 256, 16384)
         self.assertLess(q.estimate(32), q.estimate(29))
         self.assertGreater(q.estimate(32) * 1.1, q.estimate(29))
-        # Step 26 keeps step 25's choice.
+        # Step 27 keeps step 26's choice.
         for shape in expect:
-            self.assertEqual(pt.tensor_plan(REPO_ROOT, 26, *shape).splits, pt.tensor_plan(REPO_ROOT, 25, *shape).splits)
+            self.assertEqual(pt.tensor_plan(REPO_ROOT, 27, *shape).splits, pt.tensor_plan(REPO_ROOT, 26, *shape).splits)
 
     def test_step_17_counts_follow_the_knobs_and_the_header(self):
         before = pt.copies_per_k_tile(REPO_ROOT, 16, both_paths=True)
@@ -117,7 +117,7 @@ class FollowsItsInputTest(unittest.TestCase):
     def setUp(self):
         self.tmp = Path(tempfile.mkdtemp())
         self.addCleanup(shutil.rmtree, self.tmp)
-        for number in (*range(15, 21), 25):
+        for number in (*range(15, 21), 26):
             step = pt.step_dir(REPO_ROOT, number)
             shutil.copytree(REPO_ROOT / "steps" / step, self.tmp / "steps" / step)
         (self.tmp / "scripts").mkdir()
@@ -137,10 +137,10 @@ class FollowsItsInputTest(unittest.TestCase):
         self.assertNotEqual(pt.PICTURES["15_split_k.svg"](self.tmp), pt.PICTURES["15_split_k.svg"](REPO_ROOT))
 
     def test_tensor_split_k_follows_max_splits(self):
-        name = "25_tensor_split_k.svg"
+        name = "26_tensor_split_k.svg"
         self.assertEqual(pt.PICTURES[name](self.tmp), pt.PICTURES[name](REPO_ROOT))
-        self.set_knob(25, "MAX_SPLITS", 16)
-        self.assertLessEqual(pt.tensor_plan(self.tmp, 25, 256, 256, 16384).splits, 16)
+        self.set_knob(26, "MAX_SPLITS", 16)
+        self.assertLessEqual(pt.tensor_plan(self.tmp, 26, 256, 256, 16384).splits, 16)
         self.assertNotEqual(pt.PICTURES[name](self.tmp), pt.PICTURES[name](REPO_ROOT))
 
     def test_short_last_piece_follows_min_split_k_tiles(self):

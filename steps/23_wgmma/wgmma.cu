@@ -1,0 +1,343 @@
+// Step 23 - 3xTF32 with wgmma                                        previous: 22_tf32x3_mma
+// Change: step 22's 3xTF32 on Hopper's warpgroup MMA. Two warpgroups each multiply a 64 x 128
+//         x 8 piece per instruction with wgmma.mma_async (m64n128k8, TF32 in, FP32 out), one
+//         operand read straight from shared memory through a matrix descriptor; the ring of
+//         STAGES stages is filled with 16-byte cp.async as in step 22, written in the layout
+//         wgmma reads (rows of 128 bytes, 16-byte chunks swizzled by the row).
+// Why:    mma.sync multiplies a 16 x 8 x 8 piece per warp from registers that lanes load and
+//         split first: for 3xTF32 that is 6 fragment registers per 3 instructions. A wgmma
+//         reads its 8 x 128 operand from shared memory itself and keeps 4 warps' tensor cores
+//         busy for 64 cycles per instruction (H100: 494.7 TFLOPS dense TF32, about 1.6x what
+//         mma.sync reaches).
+// Layout: TF32 wgmma reads a shared operand K-major only, and row-major B is N-major. So
+//         the kernel computes C^T = B^T A^T: wgmma's "A" (64 x 8, from registers, any
+//         layout) is B^T, loaded from the B tile and split into big and small parts in
+//         registers; wgmma's "B" (8 x 128, from shared memory) is the A tile, K-major as it
+//         is in memory. The threads rewrite that tile in place as its big part (rounded to
+//         TF32) and write its small part into a second shared tile.
+// Accuracy: each k tile's three products go into wgmma's accumulator starting from zero,
+//         and are then added into FP32 registers with FADD (round to nearest), so the tensor
+//         core's truncating accumulation only ever sums 3 x TUNE_SPLIT products.
+// Where:  sgemm_kernel's k loop (wgmma_m64n128k8, tile_descriptor), copy_chunk's swizzle,
+//         operand_col and b_tile_offset.
+// Watch:  HGMMA in the SASS; registers (no LDL/STL); tensor pipe utilisation against step 22.
+// Build alone: mkdir -p build-alone && nvcc -std=c++20 -O3 -gencode=arch=compute_90a,code=sm_90a -Icommon common/*.cpp common/*.cu steps/23_wgmma/wgmma.cu -lcublas -o build-alone/wgmma
+#include <cstdint>
+
+#include "sgemm.cuh"
+
+constexpr int BM = SGEMM_KNOB(BM, 128);          // rows of C per block: wgmma's N (the A tile is its shared operand)
+constexpr int BN = SGEMM_KNOB(BN, 128);          // columns of C per block: 64 per consumer warpgroup (wgmma's M)
+constexpr int TUNE_SPLIT = SGEMM_KNOB(TUNE_SPLIT, 32);   // K-width of a shared tile: one 128-byte swizzle row of floats
+constexpr int STAGES = SGEMM_KNOB(STAGES, 4);        // shared stages in the ring
+constexpr int GROUP_ROWS = SGEMM_KNOB(GROUP_ROWS, 16);   // block rows that neighbouring blocks walk down together (L2 reuse)
+
+constexpr int WGMMA_M = 64, WGMMA_K = 8;  // one wgmma: 64 columns of C x BM rows x 8 k
+constexpr int CONSUMERS = BN / WGMMA_M;   // warpgroups, each 64 columns of the block
+constexpr int THREADS = 128 * CONSUMERS;
+constexpr int K_STEPS = TUNE_SPLIT / WGMMA_K;   // wgmmas per k tile and pass
+constexpr int B_BOX = SGEMM_KNOB(B_BOX, 32);  // columns of a box of B: 128 bytes, the 128-byte swizzle's width
+static_assert(TUNE_SPLIT * sizeof(float) == 128, "a row of the A tile is one 128-byte swizzle row");
+static_assert(BN % WGMMA_M == 0 && WGMMA_M % B_BOX == 0, "each consumer takes whole 32-column boxes of B");
+static_assert(BM % 8 == 0 && BM >= 8 && BM <= 256, "wgmma's N is a multiple of 8 up to 256");
+static_assert(BM == 128, "the wgmma wrapper below spells out m64n128k8's 64 accumulators");
+
+constexpr int A_TILE_BYTES = BM * TUNE_SPLIT * sizeof(float);  // [BM][TUNE_SPLIT], 128-byte swizzled
+constexpr int B_TILE_BYTES = TUNE_SPLIT * BN * sizeof(float);  // [BN / 32][TUNE_SPLIT][32], swizzled
+constexpr int STAGE_BYTES = 2 * A_TILE_BYTES + B_TILE_BYTES;   // A, A's small part, B
+constexpr int SHARED_BYTES = STAGES * STAGE_BYTES + 1024;  // + alignment
+constexpr int ROWS_PER_PASS = THREADS / 8;  // tile rows the block copies per pass: 8 chunks of 16 bytes a row
+static_assert(BM % ROWS_PER_PASS == 0 && TUNE_SPLIT == ROWS_PER_PASS, "whole passes cover the A tile and one box of B");
+static_assert(A_TILE_BYTES % 1024 == 0 && B_TILE_BYTES % 1024 == 0,
+              "swizzled tiles start on 1024-byte boundaries (the swizzle repeats every 8 rows of 128 B)");
+static_assert(SHARED_BYTES <= sgemm::shared_limit(),
+              "a block has at most 99 KB of shared memory on sm_86 and sm_89, 163 KB on sm_80, 227 KB on sm_90: "
+              "build with the GPU class's tuning (tunings/)");
+
+// C[row][col] = alpha * acc + beta * C[row][col]; with beta == 0, C is write-only (BLAS
+// semantics): NaN or garbage already in C never leaks into the result.
+__device__ __forceinline__ void store_c(const sgemm::Problem& p, int row, int col, float acc) {
+  float& c = p.C[static_cast<long long>(row) * p.ldc + col];
+  c = p.beta == 0.0f ? p.alpha * acc : p.alpha * acc + p.beta * c;
+}
+
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+
+// ---- the split -------------------------------------------------------------------------
+// The nearest TF32 of x (ties away from zero): add half a TF32 ulp, clear the 13 low bits.
+__device__ __forceinline__ float tf32_round(float x) { return __uint_as_float((__float_as_uint(x) + 0x1000u) & 0xffffe000u); }
+
+// x = big + small + (a rest of about 2^-22 |x|): big is x rounded to TF32, small the rest
+// (exact in FP32) rounded to TF32 too, so the tensor core, which reads only the top 19 bits
+// of each word, truncates neither. x is first clamped to TF32's range, as in step 22's
+// careful split: an Inf splits into big = +-TF32_MAX and small = Inf (so Inf times any
+// nonzero partner is Inf, and Inf times 0 is NaN, as in FP32), a NaN into a finite big and
+// small = NaN, and an x that would round past FLT_MAX into TF32_MAX and an exact rest. A
+// non-finite small is kept as it is: rounding it by adding to its bits could carry a NaN's
+// all-ones payload into the sign bit and leave -0.
+constexpr float TF32_MAX = 0x1.ffcp127f;  // (2 - 2^-10) * 2^127, the largest TF32 value
+__device__ __forceinline__ void tf32_split(float x, float& big, float& small) {
+  big = tf32_round(fminf(fmaxf(x, -TF32_MAX), TF32_MAX));
+  const float rest = x - big;
+  small = fabsf(rest) < INFINITY ? tf32_round(rest) : rest;
+}
+
+// ---- cp.async -------------------------------------------------------------------------
+__device__ __forceinline__ unsigned smem_addr(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
+
+// 16 bytes from src to dst.
+__device__ __forceinline__ void copy_chunk(void* dst, const float* src) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(smem_addr(dst)), "l"(src) : "memory");
+}
+// The same at the matrix's edge: the first `inside` floats (0 to 3) from src, zeros for the
+// rest. One 4-byte copy per float, the ones outside reading nothing (source size 0) from a
+// valid address.
+__device__ __forceinline__ void copy_chunk_edge(void* dst, const float* src, int inside, const float* valid) {
+#pragma unroll
+  for (int e = 0; e < 4; ++e)
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(smem_addr(dst) + 4 * e),
+                 "l"(e < inside ? src + e : valid), "r"(e < inside ? 4 : 0)
+                 : "memory");
+}
+__device__ __forceinline__ void copies_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+template <int IN_FLIGHT>
+__device__ __forceinline__ void copies_wait() { asm volatile("cp.async.wait_group %0;" ::"n"(IN_FLIGHT) : "memory"); }
+
+// ---- wgmma -------------------------------------------------------------------------------
+// The descriptor of a K-major operand tile in shared memory with the 128-byte swizzle:
+// rows of 128 bytes, 8-row groups 1024 bytes apart (stride byte offset), layout type 1.
+// The start address moves 32 bytes per k step of 8 floats inside the swizzled row.
+__device__ __forceinline__ uint64_t tile_descriptor(const void* tile, int k_step) {
+  const uint64_t start = (smem_addr(tile) + k_step * WGMMA_K * sizeof(float)) & 0x3ffff;
+  return (start >> 4) | (uint64_t{1} << 16) | (uint64_t{1024 >> 4} << 32) | (uint64_t{1} << 62);
+}
+
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
+__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
+__device__ __forceinline__ void wgmma_wait_all() { asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory"); }
+
+#define D8(i) "+f"(d[i + 0]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), "+f"(d[i + 6]), "+f"(d[i + 7])
+
+// d[64] (+)= a[4] x tile: 64 x 128 x 8, a from registers, the tile K-major in shared memory.
+// ZERO: start from zero instead of adding to d (wgmma's scale-d = 0).
+template <bool ZERO>
+__device__ __forceinline__ void wgmma_m64n128k8(float (&d)[64], const unsigned (&a)[4], uint64_t tile) {
+  asm volatile(
+      "{\n .reg .pred add;\n setp.ne.b32 add, %69, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 "
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+      "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+      "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, "
+      "{%64, %65, %66, %67}, %68, add, 1, 1;\n}"
+      : D8(0), D8(8), D8(16), D8(24), D8(32), D8(40), D8(48), D8(56)
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(tile), "n"(ZERO ? 0 : 1));
+}
+#undef D8
+
+// ---- where a consumer thread's values sit --------------------------------------------------
+// wgmma's register operand: thread (warp w of its warpgroup, lane = 4 g + t) holds rows
+// 16 w + g + 8 h (h = 0, 1) and columns k = t + 4 kh (kh = 0, 1) of the 64 x 8 operand, as
+// a[h + 2 kh]; its accumulator d[4 j + 2 h + v] is row 16 w + g + 8 h, column 8 j + 2 t + v.
+// The rows of the operand are columns of B (and so of C): which column each row stands for
+// is free, and this choice makes the fragment loads from the swizzled B tile hit 32
+// different banks: the 8 lanes of one t read columns {4q .. 4q+3, 4q+16 .. 4q+19} of a
+// 32-column box, and t and kh pick rows whose swizzle moves them to the other banks.
+__device__ __forceinline__ int operand_col(int warp, int h, int g) {  // 0 .. 63 inside the warpgroup's columns
+  const int q = 2 * (warp % 2) + h;
+  return B_BOX * (warp / 2) + 4 * q + g % 4 + 16 * (g / 4);
+}
+
+// Byte offset of B[k][col] (col inside the block's BN columns) in a stage's B tile: boxes of
+// [TUNE_SPLIT][32] floats; inside a 128-byte row, 16-byte chunk c sits at c ^ (k % 8).
+__device__ __forceinline__ int b_tile_offset(int k, int col) {
+  const int box = col / B_BOX, c = col % B_BOX;
+  return box * (TUNE_SPLIT * B_BOX * 4) + k * 128 + (((c / 4) ^ (k % 8)) * 16) + (c % 4) * 4;
+}
+
+#endif  // sm_90a
+
+__global__ void __launch_bounds__(THREADS, 1)
+    sgemm_kernel(sgemm::Problem p) {
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  extern __shared__ unsigned char shared_raw[];
+  // Swizzled tiles need 1024-byte alignment; the launch adds 1024 bytes of slack.
+  unsigned char* shared = shared_raw + ((1024 - smem_addr(shared_raw) % 1024) % 1024);
+  auto stage_a = [&](int s) { return shared + s * STAGE_BYTES; };                     // [BM][TUNE_SPLIT]
+  auto stage_a_small = [&](int s) { return shared + s * STAGE_BYTES + A_TILE_BYTES; };  // [BM][TUNE_SPLIT]
+  auto stage_b = [&](int s) { return shared + s * STAGE_BYTES + 2 * A_TILE_BYTES; };  // [BN/32][TUNE_SPLIT][32]
+
+  // Blocks run down GROUP_ROWS block rows before moving one block column on, so the blocks
+  // on the GPU at one time share their tiles of A and B in L2.
+  const int block_rows = sgemm::ceil_div(p.M, BM), block_cols = sgemm::ceil_div(p.N, BN);
+  const int group = blockIdx.x / (GROUP_ROWS * block_cols);
+  const int group_rows = min(block_rows - group * GROUP_ROWS, GROUP_ROWS);
+  const int in_group = blockIdx.x % (GROUP_ROWS * block_cols);
+  const int block_row = (group * GROUP_ROWS + in_group % group_rows) * BM;
+  const int block_col = (in_group / group_rows) * BN;
+  const int k_tiles = sgemm::ceil_div(p.K, TUNE_SPLIT);
+
+  // Every thread copies 16-byte chunks of k tile k_tile into its stage, one commit group per
+  // tile. A row of a tile is 128 bytes; chunk c of row r lands at chunk c ^ (r % 8), the
+  // 128-byte swizzle that wgmma's descriptor names. A thread always copies chunk c of rows
+  // r0, r0 + 32, ... (the launch made every row start 16-byte aligned); chunks that reach
+  // past the matrix's edge are zero-filled.
+  const int c = threadIdx.x % 8, r0 = threadIdx.x / 8;
+  auto copy_tile = [&](int k_tile) {
+    const int s = k_tile % STAGES, k0 = k_tile * TUNE_SPLIT;
+    const bool whole_k = k0 + TUNE_SPLIT <= p.K;
+#pragma unroll
+    for (int r = r0; r < BM; r += ROWS_PER_PASS) {  // A: [BM][TUNE_SPLIT]
+      const int row = block_row + r, k = k0 + 4 * c;
+      unsigned char* dst = stage_a(s) + r * 128 + ((c ^ (r % 8)) * 16);
+      const float* src = p.A + static_cast<long long>(row) * p.lda + k;
+      if (row < p.M && whole_k)
+        copy_chunk(dst, src);
+      else
+        copy_chunk_edge(dst, src, row < p.M ? p.K - k : 0, p.A);
+    }
+#pragma unroll
+    for (int box = 0; box < BN / B_BOX; ++box) {  // B: [BN/32][TUNE_SPLIT][32]
+      const int k = k0 + r0, col = block_col + box * B_BOX + 4 * c;
+      unsigned char* dst = stage_b(s) + box * (TUNE_SPLIT * B_BOX * 4) + r0 * 128 + ((c ^ (r0 % 8)) * 16);
+      const float* src = p.B + static_cast<long long>(k) * p.ldb + col;
+      if (k < p.K && col + 4 <= p.N)
+        copy_chunk(dst, src);
+      else
+        copy_chunk_edge(dst, src, k < p.K ? p.N - col : 0, p.B);
+    }
+  };
+  for (int k_tile = 0; k_tile < STAGES - 1; ++k_tile) {
+    if (k_tile < k_tiles) copy_tile(k_tile);
+    copies_commit();  // an empty group past the last tile keeps the count of groups in flight
+  }
+
+  const int consumer = threadIdx.x / 128;           // which 64 columns of the block
+  const int warp = threadIdx.x / 32 % 4, lane = threadIdx.x % 32;
+  const int g = lane / 4, t = lane % 4;
+  int frag_offset[2][2];  // [kh][h]: byte offset of this thread's B values at k step 0
+#pragma unroll
+  for (int kh = 0; kh < 2; ++kh)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) frag_offset[kh][h] = b_tile_offset(t + 4 * kh, consumer * WGMMA_M + operand_col(warp, h, g));
+
+  float acc[64] = {};  // this thread's part of C^T, summed in FP32 over the k tiles
+  float d[64];         // wgmma's accumulator: one k tile's three products
+  for (int k_tile = 0; k_tile < k_tiles; ++k_tile) {
+    const int s = k_tile % STAGES;
+    copies_wait<STAGES - 2>();  // this thread's copies of k tile k_tile have landed
+    __syncthreads();            // and everyone else's
+
+    // Every thread splits its share of the A tile in place into its big part, and writes the
+    // small part into the second tile (element by element: the swizzle does not matter).
+    float4* a = reinterpret_cast<float4*>(stage_a(s));
+    float4* a_small = reinterpret_cast<float4*>(stage_a_small(s));
+#pragma unroll
+    for (int i = threadIdx.x; i < A_TILE_BYTES / 16; i += THREADS) {
+      const float4 v = a[i];
+      float4 big, small;
+      tf32_split(v.x, big.x, small.x);
+      tf32_split(v.y, big.y, small.y);
+      tf32_split(v.z, big.z, small.z);
+      tf32_split(v.w, big.w, small.w);
+      a[i] = big;
+      a_small[i] = small;
+    }
+    // Make these generic-proxy stores visible to wgmma's (async-proxy) reads; the barrier
+    // also means every thread is done with the previous k tile's stage.
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    __syncthreads();
+    // The stage of k tile k_tile - 1 is free: refill it with k tile k_tile + STAGES - 1.
+    if (k_tile + STAGES - 1 < k_tiles) copy_tile(k_tile + STAGES - 1);
+    copies_commit();
+
+    // B^T's fragments, split in registers into big and small parts, per k step.
+    unsigned b_big[K_STEPS][4], b_small[K_STEPS][4];
+    const unsigned char* b_tile = stage_b(s);
+#pragma unroll
+    for (int step = 0; step < K_STEPS; ++step)
+#pragma unroll
+      for (int kh = 0; kh < 2; ++kh)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          // k = 8 step + t + 4 kh: 8 rows further per step, the same swizzle phase (k % 8).
+          const float b = *reinterpret_cast<const float*>(b_tile + frag_offset[kh][h] + step * WGMMA_K * 128);
+          float big, small;
+          tf32_split(b, big, small);
+          b_big[step][h + 2 * kh] = __float_as_uint(big);
+          b_small[step][h + 2 * kh] = __float_as_uint(small);
+        }
+
+    // The three products, small ones first, into d (which the first one resets to zero).
+    wgmma_fence();
+    wgmma_m64n128k8<true>(d, b_small[0], tile_descriptor(stage_a(s), 0));
+#pragma unroll
+    for (int step = 1; step < K_STEPS; ++step) wgmma_m64n128k8<false>(d, b_small[step], tile_descriptor(stage_a(s), step));
+#pragma unroll
+    for (int step = 0; step < K_STEPS; ++step)
+      wgmma_m64n128k8<false>(d, b_big[step], tile_descriptor(stage_a_small(s), step));
+#pragma unroll
+    for (int step = 0; step < K_STEPS; ++step) wgmma_m64n128k8<false>(d, b_big[step], tile_descriptor(stage_a(s), step));
+    wgmma_commit();
+    wgmma_wait_all();
+
+#pragma unroll
+    for (int i = 0; i < 64; ++i) acc[i] += d[i];  // FP32, round to nearest
+  }
+
+  // acc holds C^T: d[4 j + 2 h + v] is column operand_col(warp, h, g) and row 8 j + 2 t + v.
+#pragma unroll
+  for (int j = 0; j < BM / 8; ++j)
+#pragma unroll
+    for (int h = 0; h < 2; ++h)
+#pragma unroll
+      for (int v = 0; v < 2; ++v) {
+        const int row = block_row + 8 * j + 2 * t + v;
+        const int col = block_col + consumer * WGMMA_M + operand_col(warp, h, g);
+        if (row < p.M && col < p.N) store_c(p, row, col, acc[4 * j + 2 * h + v]);
+      }
+#else
+  // Built without sm_90a (wgmma does not exist elsewhere): the harness
+  // refuses to run this step on such GPUs; if the kernel is reached anyway, fail loudly.
+  __trap();
+#endif
+}
+
+// ---- host side -------------------------------------------------------------------------------
+
+// 16-byte copies read global memory at 16-byte-aligned addresses: every row must start at one.
+// A matrix whose rows do not (a row stride that is no multiple of 4 floats, or a base off by
+// a few floats) is first copied into an aligned workspace, allocated once and grown when needed.
+static const float* aligned_operand(const float* m, int rows, int cols, int& ld, int which, cudaStream_t stream) {
+  if (reinterpret_cast<uintptr_t>(m) % 16 == 0 && ld % 4 == 0) return m;
+  static float* workspace[2] = {};
+  static size_t capacity[2] = {};
+  const int aligned_ld = (cols + 3) / 4 * 4;
+  const size_t bytes = size_t(rows) * aligned_ld * sizeof(float);
+  if (bytes > capacity[which]) {
+    if (workspace[which] != nullptr) CUDA_CHECK(cudaFree(workspace[which]));
+    CUDA_CHECK(cudaMalloc(&workspace[which], bytes));
+    capacity[which] = bytes;
+  }
+  CUDA_CHECK(cudaMemcpy2DAsync(workspace[which], aligned_ld * sizeof(float), m, size_t(ld) * sizeof(float),
+                               cols * sizeof(float), rows, cudaMemcpyDeviceToDevice, stream));
+  ld = aligned_ld;
+  return workspace[which];
+}
+
+void launch(const sgemm::Problem& p, cudaStream_t stream) {
+  int lda = p.lda, ldb = p.ldb;
+  const float* a = aligned_operand(p.A, p.M, p.K, lda, 0, stream);
+  const float* b = aligned_operand(p.B, p.K, p.N, ldb, 1, stream);
+  sgemm::Problem q = p;
+  q.A = a, q.lda = lda, q.B = b, q.ldb = ldb;
+  const int blocks = sgemm::ceil_div(p.M, BM) * sgemm::ceil_div(p.N, BN);
+  CUDA_CHECK(cudaFuncSetAttribute(sgemm_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SHARED_BYTES));
+  sgemm_kernel<<<blocks, THREADS, SHARED_BYTES, stream>>>(q);
+}
+
+// 90: compute capability 9.0 exactly, the only one the sm_90a kernel runs on.
+// sm_90a code (wgmma) runs on compute capability 9.0 alone.
+int main(int argc, char** argv) {
+  return sgemm::run_step(argc, argv, SGEMM_STEP, launch, {.shared_bytes = SHARED_BYTES, .compute_capability = 90});
+}
