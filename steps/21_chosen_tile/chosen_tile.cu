@@ -5,12 +5,14 @@
 //         shape (waves of blocks x k tiles per block x a k tile's time at that tile's measured
 //         share of the FP32 peak, plus the partial sums' traffic) with step 20's choice of
 //         pieces and a stream-K that must pay for its overhead; the tile with the smallest
-//         estimate runs where it beats the 128 x 256 tile's by MIN_GAIN_PERCENT.
+//         estimate runs where it beats the 128 x 256 tile's by MIN_GAIN_PERCENT. With it:
+//         MAX_SPLITS 128, for a lone small tile; and with an unaligned B, step 17's stream-K.
 // Why:    one 128 x 256 tile for every problem leaves most of the GPU idle on small and skinny
 //         shapes: 128^3 is one block on one SM of 132, and N = 64 fills a quarter of each
 //         tile. Smaller tiles make more blocks, at a lower share of the peak each.
 // Where:  struct Tile (step 20's code inside it: constants and kernels' bodies); plan (the
-//         estimate); the kernels' wrappers after it; TILES and launch at the end.
+//         estimate); the kernels' wrappers after it; the four tiles (using Tile...) and
+//         launch at the end.
 // Watch:  the survey's shapes against step 20 (small, skinny, odd); the bench's six shapes
 //         unchanged where the 128 x 256 tile is chosen.
 // Build alone: mkdir -p build-alone && nvcc -std=c++20 -O3 -arch=sm_80 -Icommon common/*.cpp common/*.cu steps/21_chosen_tile/chosen_tile.cu -lcublas -o build-alone/chosen_tile
@@ -1192,8 +1194,8 @@ void launch_with(const sgemm::Problem& p, const typename T::Plan& plan, cudaStre
 }
 
 // Every tile's plan for the shape; the one with the smallest estimate runs, unless that is no
-// better than step 20's 128 x 256 by MIN_GAIN_PERCENT, as more pieces of K must be (the
-// estimates of the smaller tiles missed by about 5% where they came close: the page).
+// better than step 20's 128 x 256 by MIN_GAIN_PERCENT, as more pieces of K must be (near a
+// tie the estimate picked the slower tile as often as the faster: the notes).
 // SGEMM_TILE (an environment variable: 128x256, 128x128, 64x128 or 64x64) runs that tile
 // instead, for the tests and for comparing the tiles on a reader's own shapes.
 void launch(const sgemm::Problem& p, cudaStream_t stream) {
