@@ -58,7 +58,8 @@ constexpr int PAIR_ROWS = SGEMM_KNOB(PAIR_ROWS, 4);  // of every 4 rows, those w
 
 constexpr int STREAM_K_OVERHEAD_K_TILES = SGEMM_KNOB(STREAM_K_OVERHEAD_K_TILES, 4);  // k tiles of time stream-K is charged for its pieces and their reduction
 // Each tile's share of the SM's FP32 peak, in percent, with the SM full of its blocks (the
-// H100 at 6144^3, stream-K off: the page). The estimate's k tile takes BM x BN x TUNE_SPLIT
+// H100 at 6144^3, step 20 built with each tile: the notes, which say why the two smaller
+// tiles' are probably low). The estimate's k tile takes BM x BN x TUNE_SPLIT
 // FMAs at that share, divided among the blocks that share an SM.
 constexpr int PEAK_PERCENT_128X256 = SGEMM_KNOB(PEAK_PERCENT_128X256, 74);
 constexpr int PEAK_PERCENT_128X128 = SGEMM_KNOB(PEAK_PERCENT_128X128, 67);
