@@ -212,6 +212,17 @@ FAULTS = [
      [("  if (bits == 0 || bits >= 0x7f800000u) return 0;", "  return 0;")],
      [("--check --sizes 1x1x1,1024x1024x1024 --alpha 1.5 --beta 0 --exponents -134,120", "check"),
       ("--check --sizes 1x1x1 --alpha 1.5 --beta 0 --exponents 120,-134", "check")]),
+    # Step 29 with its split pass forgetting the rows' factors: A split unscaled, while the
+    # epilogue still multiplies each sum by 2^(s + t). Caught on subnormal A (every row of it
+    # is scaled, by 2^126), at 1x1x1 and at 1024^3.
+    ("3xTF32: the split pass's row scaling dropped", "29_split_once",
+     [("if (k < p.K) tf32_split(v[i] * f, big[k], small[k]);", "if (k < p.K) tf32_split(v[i], big[k], small[k]);")],
+     [("--check --sizes 1x1x1,1024x1024x1024 --alpha 1.5 --beta 0 --exponents -134,120", "check")]),
+    # And with every exponent 0 (step 28's fault): the scaling dropped everywhere.
+    ("3xTF32: the rows' and columns' scaling dropped", "29_split_once",
+     [("  if (bits == 0 || bits >= 0x7f800000u) return 0;", "  return 0;")],
+     [("--check --sizes 1x1x1,1024x1024x1024 --alpha 1.5 --beta 0 --exponents -134,120", "check"),
+      ("--check --sizes 1x1x1 --alpha 1.5 --beta 0 --exponents 120,-134", "check")]),
 ]
 
 LIMIT = re.compile(r"FP32-grade limit ([0-9.e+]+) u")

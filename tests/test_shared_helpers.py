@@ -73,6 +73,8 @@ CHANGED = {
     ("26_tensor_split_k", "launch"): "the split of K chosen from the shape: a grid of tiles x pieces, then the reduction",
     ("27_scaled_small_parts", "tf32_split"): "the rest scaled by SMALL_SCALE (2^10) before it is rounded to TF32",
     ("28_scaled_rows_columns", "launch"): "the pass over A and B (largest_magnitudes_for_sgemm_kernel) before the GEMM, whose kernel takes max_bits",
+    ("29_split_once", "largest_magnitudes_for_sgemm_kernel"): "its comment names the kernel it lets start early: the split pass, not the GEMM",
+    ("29_split_once", "launch"): "the split pass between the first pass and the GEMM; TMA maps of A's two parts in the workspace; A no longer copied to an aligned workspace",
 }
 IGNORED = {"sgemm_kernel"}  # the idea itself
 FIRST_KERNEL_STEP = "01_initial"  # step 00 calls cuBLAS: nothing of it is shared
