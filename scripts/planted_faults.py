@@ -223,6 +223,12 @@ FAULTS = [
      [("  if (bits == 0 || bits >= 0x7f800000u) return 0;", "  return 0;")],
      [("--check --sizes 1x1x1,1024x1024x1024 --alpha 1.5 --beta 0 --exponents -134,120", "check"),
       ("--check --sizes 1x1x1 --alpha 1.5 --beta 0 --exponents 120,-134", "check")]),
+    # Step 30 with the scaling dropped everywhere, on shapes its rule splits in the pipeline
+    # (1x1x1, 1024^3) and once (2048x2048x256).
+    ("3xTF32: the rows' and columns' scaling dropped", "30_chosen_split",
+     [("  if (bits == 0 || bits >= 0x7f800000u) return 0;", "  return 0;")],
+     [("--check --sizes 1x1x1,1024x1024x1024,2048x2048x256 --alpha 1.5 --beta 0 --exponents -134,120", "check"),
+      ("--check --sizes 1x1x1,2048x2048x256 --alpha 1.5 --beta 0 --exponents 120,-134", "check")]),
 ]
 
 LIMIT = re.compile(r"FP32-grade limit ([0-9.e+]+) u")

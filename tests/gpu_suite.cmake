@@ -42,17 +42,20 @@ foreach(line IN LISTS _sgemm_expect_fail_lines)
   set(SGEMM_EXPECT_FAIL_${set} ${steps})
 endforeach()
 
-# sgemm_add_gpu_tests(TARGET [EXPECT_FAILURE] [TILE NAME]): EXPECT_FAILURE registers a control
-# that the check must reject (exit code 1) in every group whose result depends on the product
-# A B. TILE runs every set with the environment variable SGEMM_TILE=NAME, tests
-# gpu.TARGET.NAME.SET: a step that chooses its tile from the shape (step 21) has each tile
-# tested on every set, not only on the shapes its rule gives that tile.
+# sgemm_add_gpu_tests(TARGET [EXPECT_FAILURE] [TILE NAME] [SPLIT PLACE]): EXPECT_FAILURE
+# registers a control that the check must reject (exit code 1) in every group whose result
+# depends on the product A B. TILE runs every set with the environment variable
+# SGEMM_TILE=NAME, tests gpu.TARGET.NAME.SET: a step that chooses its tile from the shape
+# (step 21) has each tile tested on every set, not only on the shapes its rule gives that
+# tile. SPLIT does the same with SGEMM_SPLIT=PLACE (step 30: where A is split).
 function(sgemm_add_gpu_tests step)
-  cmake_parse_arguments(arg "EXPECT_FAILURE" "TILE" "" ${ARGN})
+  cmake_parse_arguments(arg "EXPECT_FAILURE" "TILE;SPLIT" "" ${ARGN})
   set(expect_failure ${arg_EXPECT_FAILURE})
   set(prefix gpu.${step})
   if(arg_TILE)
     set(prefix gpu.${step}.${arg_TILE})
+  elseif(arg_SPLIT)
+    set(prefix gpu.${step}.${arg_SPLIT})
   endif()
   foreach(group IN LISTS SGEMM_GPU_GROUPS)
     string(REGEX MATCHALL "[^ \t]+" fields "${group}")  # SET SIZES ALPHA BETA [OPTIONS...]
@@ -89,6 +92,8 @@ function(sgemm_add_gpu_tests step)
       LABELS "${labels}" SKIP_RETURN_CODE 3 TIMEOUT 600)
     if(arg_TILE)
       set_tests_properties(${prefix}.${name} PROPERTIES ENVIRONMENT "SGEMM_TILE=${arg_TILE}")
+    elseif(arg_SPLIT)
+      set_tests_properties(${prefix}.${name} PROPERTIES ENVIRONMENT "SGEMM_SPLIT=${arg_SPLIT}")
     endif()
   endforeach()
 endfunction()

@@ -74,6 +74,9 @@ CHANGED = {
     ("27_scaled_small_parts", "tf32_split"): "the rest scaled by SMALL_SCALE (2^10) before it is rounded to TF32",
     ("28_scaled_rows_columns", "launch"): "the pass over A and B (largest_magnitudes_for_sgemm_kernel) before the GEMM, whose kernel takes max_bits",
     ("29_split_once", "largest_magnitudes_for_sgemm_kernel"): "its comment names the kernel it lets start early: the split pass, not the GEMM",
+    ("30_chosen_split", "largest_magnitudes_for_sgemm_kernel"): "its comment names either kernel it lets start early, the split pass or the GEMM",
+    ("30_chosen_split", "choose_splits"): "its estimate moved out into tile_times(), which the choice of the split's place reuses",
+    ("30_chosen_split", "launch"): "the place of A's split chosen (split_once) before the passes; A copied to an aligned workspace only where the pipeline splits it",
     ("29_split_once", "launch"): "the split pass between the first pass and the GEMM; TMA maps of A's two parts in the workspace; A no longer copied to an aligned workspace",
 }
 IGNORED = {"sgemm_kernel"}  # the idea itself
