@@ -1991,6 +1991,151 @@ def draw_scaled_rows_columns(repo: Path) -> Canvas:
     return cv
 
 
+# ---- 29: A split once, before the GEMM ------------------------------------------------------------
+
+SPLIT_COLOR = "#8172b3"  # step 25's splitters (plots/pictures_time.py's SHORT)
+
+
+def _split_traffic(repo: Path, number: int) -> dict[str, int]:
+    """Shared-memory bytes per k tile of one block, as step 25's notes count them: what TMA
+    writes, what the splitters read and write (step 28), what wgmma reads of the A tiles (big
+    and small, for the three products, in every consumer warpgroup), B's fragments."""
+    k = knobs(repo, number)
+    bm, bn, split = k["BM"], k["BN"], k["TUNE_SPLIT"]
+    consumers = bn // constant(repo, number, "WGMMA_M")
+    a_tile, b_tile = bm * split * 4, split * bn * 4
+    splitters = "SPLITTERS" in k
+    return {
+        "copies": (a_tile if splitters else 2 * a_tile) + b_tile,
+        "splitters": 3 * a_tile if splitters else 0,  # read A, write big and small
+        "wgmma": 3 * a_tile * consumers,
+        "fragments": b_tile,
+    }
+
+
+def draw_split_once(repo: Path) -> Canvas:
+    k28, k29 = knobs(repo, 28), knobs(repo, 29)
+    src28, src29 = source_text(repo, 28), source_text(repo, 29)
+    if "barrier_init(&split[s]" not in src28 or "barrier_init(&split[s]" in src29:
+        raise ValueError("pictures: step 28 waits on a `split` barrier per stage, step 29 on none")
+    if "split_a_for_sgemm_kernel" not in src29 or "SPLITTERS" in k29:
+        raise ValueError("pictures: step 29 splits A in split_a_for_sgemm_kernel and has no splitters")
+    splitters = k28["SPLITTERS"]
+    t28, t29 = _split_traffic(repo, 28), _split_traffic(repo, 29)
+    a_tile_kb = k29["BM"] * k29["TUNE_SPLIT"] * 4 // 1024
+
+    def kb(n: int) -> str:
+        return f"{n // 1024} KB"
+
+    cv = Canvas(height=552)
+    cv.text(20, 20, "Step 29: A split once, in a pass before the GEMM, not in every block's pipeline",
+            size=11, weight="bold")
+
+    rows, cols, cell, aw = 4, 4, 24, 36  # a schematic problem: 4 x 4 blocks of C
+    row_i = 1  # the block row followed
+
+    def matrices(top: int, split_once: bool) -> None:
+        """A, (step 29: its big and small parts), and C's blocks; the block row i of each."""
+        h = rows * cell
+        ax0, cx0 = 30, 150
+        cv.rect(ax0, top, aw, h, fill=tint(A_COLOR, 0.1), edge=A_COLOR)
+        cv.grid(ax0, top, aw, h, rows, 1, color=tint(A_COLOR, 0.4))
+        cv.rect(ax0, top + row_i * cell, aw, cell, fill=tint(A_COLOR, 0.55), edge=A_COLOR, z=3)
+        cv.text(ax0 + aw / 2, top - 8, "A", size=9, ha="center", weight="bold", color=A_COLOR)
+        cv.rect(cx0, top, cols * cell, h, fill=tint(C_COLOR, 0.1), edge=C_COLOR)
+        cv.grid(cx0, top, cols * cell, h, rows, cols, color=tint(C_COLOR, 0.5))
+        cv.text(cx0 + cols * cell / 2, top - 8, "C's blocks", size=9, ha="center", weight="bold",
+                color=C_COLOR)
+        mid = top + (row_i + 0.5) * cell
+        if split_once:
+            sx = 96  # the two parts, one sheet behind the other
+            cv.rect(sx + 6, top + 6, aw, h, fill=tint(A_COLOR, 0.25), edge=A_COLOR, z=2)
+            cv.rect(sx, top, aw, h, fill=tint(A_COLOR, 0.1), edge=A_COLOR, z=3)
+            cv.rect(sx, top + row_i * cell, aw, cell, fill=tint(A_COLOR, 0.55), edge=A_COLOR, z=4)
+            cv.text(sx + aw / 2 + 3, top - 8, "big, small", size=8.5, ha="center", color=A_COLOR)
+            cv.arrow(ax0 + aw + 2, mid, sx - 2, mid, color=SPLIT_COLOR, lw=1.4)
+            cv.text((ax0 + aw + sx) / 2, mid - 5, "split", size=7.5, ha="center", va="bottom",
+                    color=SPLIT_COLOR)
+            cv.arrow(sx + aw + 8, mid, cx0 - 2, mid, color=A_COLOR, lw=1.1)
+            for c in range(cols):
+                cv.rect(cx0 + c * cell, top + row_i * cell, cell, cell, fill=tint(A_COLOR, 0.3),
+                        edge=C_COLOR, z=3)
+            note = ("one pass splits A,\nonce; every block\ncopies both parts")
+        else:
+            cv.arrow(ax0 + aw + 2, mid, cx0 - 2, mid, color=A_COLOR, lw=1.1)
+            for c in range(cols):
+                cv.rect(cx0 + c * cell, top + row_i * cell, cell, cell, fill=tint(SPLIT_COLOR, 0.6),
+                        edge=C_COLOR, z=3)
+            note = ("row i of A is split\nagain in each block of\nrow i of C: N / BN times")
+        cv.text(ax0 - 4, mid, "i", size=8.5, ha="right", color=MUTED)
+        cv.text(20, top + h + 12, note, size=8.5, va="top")
+
+    def chain(top: int, boxes: list[tuple[str, str, str, str]]) -> None:
+        """One stage's path, box by box: (name, what, colour, kind); kind "barrier", "work" or
+        "gone" (a dashed place where step 28 had a box)."""
+        x0, bw, gap, bh = 275, 87, 17.5, 68
+        for i, (name, what, color, kind) in enumerate(boxes):
+            x = x0 + i * (bw + gap)
+            if kind == "gone":
+                continue
+            barrier = kind == "barrier"
+            cv.rect(x, top, bw, bh, fill="white" if barrier else tint(color, 0.3), edge=color,
+                    lw=1.4 if barrier else 1.0)
+            cv.text(x + bw / 2, top + 12, name, size=8.5, ha="center", weight="bold",
+                    color=color if barrier else INK)
+            cv.text(x + bw / 2, top + 43, what, size=7.5, ha="center")
+            nxt = next((j for j in range(i + 1, len(boxes)) if boxes[j][3] != "gone"), None)
+            if nxt is not None:
+                cv.arrow(x + bw + 1, top + bh / 2, x0 + nxt * (bw + gap) - 1, top + bh / 2, lw=1.0)
+        gone = [i for i, box in enumerate(boxes) if box[3] == "gone"]
+        if gone:
+            x = x0 + gone[0] * (bw + gap)
+            w = (gone[-1] - gone[0]) * (bw + gap) + bw
+            cv.rect(x, top + 8, w, bh - 16, fill="white", edge=MUTED, ls="--", lw=0.8, z=2)
+            cv.text(x + w / 2, top + bh / 2 + 12, boxes[gone[0]][1], size=8, ha="center", color=MUTED,
+                    backdrop=True, z=6)
+        first, last = x0 + bw / 2, x0 + (len(boxes) - 1) * (bw + gap) + bw / 2
+        cv.arrow(last, top + bh + 2, first, top + bh + 2, lw=1.0, rad=-0.12)
+        cv.text((first + last) / 2, top + bh + 34, "empty barrier: the consumers give the stage back, "
+                "the TMA thread refills it", size=8, ha="center", color=MUTED, backdrop=True)
+
+    copy, barrier, math_color = A_COLOR, C_COLOR, B_COLOR
+    top = 50
+    cv.text(20, top, "Step 28: every block splits its own A tiles, inside its pipeline", size=9.5,
+            weight="bold")
+    matrices(top + 40, split_once=False)
+    chain(top + 24, [
+        ("TMA thread", "copies A, B", copy, "work"),
+        ("full", "the copies'\nbytes landed", barrier, "barrier"),
+        ("splitters", f"{splitters} threads:\nA -> big, small\nin shared", SPLIT_COLOR, "work"),
+        ("split", f"{splitters} arrivals:\nA is split", barrier, "barrier"),
+        ("consumers", "wait on full\nand on split;\nwgmma", math_color, "work"),
+    ])
+    top = 276
+    cv.text(20, top, "Step 29: split_a_for_sgemm_kernel splits A once, before the GEMM", size=9.5,
+            weight="bold")
+    matrices(top + 40, split_once=True)
+    chain(top + 24, [
+        ("TMA thread", "copies A's big\nand small\nparts, B", copy, "work"),
+        ("full", "the copies'\nbytes landed", barrier, "barrier"),
+        ("", "no splitters: nothing\nelse to wait for", MUTED, "gone"),
+        ("", "", MUTED, "gone"),
+        ("consumers", "wait on full;\nB x its column's\nfactor; wgmma", math_color, "work"),
+    ])
+
+    total28, total29 = sum(t28.values()), sum(t29.values())
+    cv.text(20, 481, "\n".join(textwrap.wrap(
+        f"Shared-memory traffic per k tile of a {k29['BM']} x {k29['BN']} block (A tiles of "
+        f"{a_tile_kb} KB): step 28, {kb(t28['copies'])} copied + {kb(t28['splitters'])} the splitters "
+        f"read and write + {kb(t28['wgmma'])} wgmma reads + {kb(t28['fragments'])} of B's fragments = "
+        f"{kb(total28)}; step 29, {kb(t29['copies'])} + {kb(t29['wgmma'])} + {kb(t29['fragments'])} = "
+        f"{kb(total29)}. In step 28 the consumers wait for the splitters each k tile; in step 29 the "
+        "split is a kernel of its own, reading A once and writing its two parts (4 MK bytes in, "
+        "8 MK out). Schematic: the boxes show the order of things, not their times.",
+        120)), size=8.5, va="top")
+    return cv
+
+
 _DRAWINGS: dict[str, Callable[[Path], Canvas]] = {
     "03_shared_tiles.svg": draw_shared_tiles,
     "04_block_order.svg": draw_block_order,
@@ -2004,6 +2149,7 @@ _DRAWINGS: dict[str, Callable[[Path], Canvas]] = {
     "23_wgmma_layout.svg": draw_wgmma_layout,
     "27_scaled_small_parts.svg": draw_scaled_small_parts,
     "28_scaled_rows_columns.svg": draw_scaled_rows_columns,
+    "29_split_once.svg": draw_split_once,
 }
 
 PICTURES: dict[str, Callable[[Path], str]] = {

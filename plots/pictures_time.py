@@ -1210,7 +1210,7 @@ def draw_warp_specialized(repo: Path) -> Canvas:
 
 @dataclass(frozen=True)
 class TensorPlan:
-    """Step 26's choose_splits for one shape (steps 26-28 share it): the pieces and the
+    """Step 26's choose_splits for one shape (steps 26-29 share it): the pieces and the
     estimates it compared, in tile-times (one k tile of one block on the tensor cores)."""
     m: int
     n: int

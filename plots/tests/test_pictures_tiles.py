@@ -27,6 +27,7 @@ NAMES = (
     "23_wgmma_layout.svg",
     "27_scaled_small_parts.svg",
     "28_scaled_rows_columns.svg",
+    "29_split_once.svg",
 )
 
 # A knob of each picture's step and another value it may take: the picture must change with it.
@@ -42,6 +43,7 @@ KNOB_CHANGES = {
     "22_tf32_split.svg": (22, "PASSES", "1"),
     "23_wgmma_layout.svg": (25, "BN", "192"),
     "28_scaled_rows_columns.svg": (28, "UNSCALED_EXPONENT", "90"),
+    "29_split_once.svg": (29, "BM", "64"),
 }
 
 # A picture drawn from a constant that is no knob: the constant's text and another value.
@@ -278,6 +280,40 @@ class ScaledRowsTest(unittest.TestCase):
         self.assertEqual(len(pictures_tiles.kept_bits(big_scaled, 13)), 11)
         self.assertNotEqual(self.residual(x), 0.0)
         self.assertEqual(self.residual(x * 2.0**126), 0.0)
+
+
+class SplitOnceTest(unittest.TestCase):
+    """Step 29's picture: the shared-memory traffic per k tile it prints is the count of step 25's
+    notes ("The cost"), less the splitters' and plus the second A tile's copy; and it refuses a
+    step 29 that splits in the pipeline again."""
+
+    def test_the_traffic_is_the_notes_count(self):
+        kb = 1024
+        self.assertEqual(pictures_tiles._split_traffic(REPO_ROOT, 28),
+                         {"copies": 32 * kb, "splitters": 48 * kb, "wgmma": 96 * kb, "fragments": 16 * kb})
+        self.assertEqual(pictures_tiles._split_traffic(REPO_ROOT, 29),
+                         {"copies": 48 * kb, "splitters": 0, "wgmma": 96 * kb, "fragments": 16 * kb})
+        text = " ".join(t.get_text() for t in pictures_tiles.draw_split_once(REPO_ROOT).ax.texts)
+        self.assertIn("= 192 KB", text)
+        self.assertIn("= 160 KB", text)
+
+    def test_the_splitters_read_from_step_28(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            repo = copy_steps(Path(tmp))
+            set_knob(repo, 28, "SPLITTERS", "64")
+            text = " ".join(t.get_text() for t in pictures_tiles.draw_split_once(repo).ax.texts)
+            self.assertIn("64 threads", text)
+
+    def test_a_split_barrier_in_step_29_is_refused(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            repo = copy_steps(Path(tmp))
+            source = next((repo / "steps" / pictures_tiles.step_dir(repo, 29)).glob("*.cu"))
+            text = source.read_text(encoding="utf-8")
+            old = "barrier_init(&full[s], 1);"
+            self.assertEqual(text.count(old), 1)
+            source.write_text(text.replace(old, old + " barrier_init(&split[s], 96);"), encoding="utf-8")
+            with self.assertRaises(ValueError):
+                pictures_tiles.draw_split_once(repo)
 
 
 if __name__ == "__main__":

@@ -6,8 +6,8 @@
 // Why:    in step 28 every block splits its A tiles again inside the pipeline: each tile of A
 //         is split once per block column, and the consumers wait for the splitters. With
 //         the splitters' work removed (a timing-only build, wrong results) the same kernel
-//         ran 1.35 to 1.4 times faster at 4096^3 and 8192^3 on the H100, and with A copied twice
-//         by TMA, as here, 1.34 times (the step's notes). The pass costs 4 MK bytes read and
+//         ran 1.38 times faster at 4096^3 and 8192^3 on the H100, and with A copied twice by
+//         TMA, as here, 1.32 times (the step's notes). The pass costs 4 MK bytes read and
 //         8 MK written.
 // Where:  split_a_for_sgemm_kernel (the split, once per value of A), the producer's two A
 //         copies, the consumers' col_factor.
