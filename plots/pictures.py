@@ -1,7 +1,8 @@
 """The step pages' pictures: docs/pictures/NN_name.svg, drawn from the steps' knobs and
 heuristics by plots/pictures_tiles.py (geometry), plots/pictures_time.py (time and the
-split of work) and plots/pictures_plan.py (step 21's choice of tile over the shapes), so that
-a picture stays true when a knob moves."""
+split of work), plots/pictures_plan.py (step 21's choice of tile over the shapes) and
+plots/pictures_split.py (step 30's choice of where A is split over the shapes), so that a
+picture stays true when a knob moves."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from typing import Callable
 from plots.schema import warn
 
 PICTURES_DIR = Path("docs") / "pictures"
-MODULES = ("plots.pictures_tiles", "plots.pictures_time", "plots.pictures_plan")
+MODULES = ("plots.pictures_tiles", "plots.pictures_time", "plots.pictures_plan", "plots.pictures_split")
 
 
 def drawers() -> dict[str, Callable[[Path], str]]:
