@@ -229,6 +229,17 @@ FAULTS = [
      [("  if (bits == 0 || bits >= 0x7f800000u) return 0;", "  return 0;")],
      [("--check --sizes 1x1x1,1024x1024x1024,2048x2048x256 --alpha 1.5 --beta 0 --exponents -134,120", "check"),
       ("--check --sizes 1x1x1,2048x2048x256 --alpha 1.5 --beta 0 --exponents 120,-134", "check")]),
+    # Step 31 with a long row not read again for its split: every chunk of the row is split
+    # from the values of its last chunk. Caught where the rule splits once and a row is two
+    # chunks (1024x1024x8192: rows of 8192 in chunks of 4096), on ordinary inputs.
+    ("3xTF32: a long row's chunks not read again for the split", "31_one_pass",
+     [("if (p.K > CHUNK) load_chunk(k0);", "if (false) load_chunk(k0);")],
+     [("--check --sizes 1024x1024x8192 --alpha 1.5 --beta 0", "check")]),
+    # And with every exponent 0: the scaling dropped everywhere, in either place.
+    ("3xTF32: the rows' and columns' scaling dropped", "31_one_pass",
+     [("  if (bits == 0 || bits >= 0x7f800000u) return 0;", "  return 0;")],
+     [("--check --sizes 1x1x1,1024x1024x1024,256x256x16384 --alpha 1.5 --beta 0 --exponents -134,120", "check"),
+      ("--check --sizes 1x1x1,2048x2048x256 --alpha 1.5 --beta 0 --exponents 120,-134", "check")]),
 ]
 
 LIMIT = re.compile(r"FP32-grade limit ([0-9.e+]+) u")

@@ -77,6 +77,9 @@ CHANGED = {
     ("30_chosen_split", "largest_magnitudes_for_sgemm_kernel"): "its comment names either kernel it lets start early, the split pass or the GEMM",
     ("30_chosen_split", "choose_splits"): "its estimate moved out into tile_times(), which the choice of the split's place reuses",
     ("30_chosen_split", "launch"): "the place of A's split chosen (split_once) before the passes; A copied to an aligned workspace only where the pipeline splits it",
+    ("31_one_pass", "largest_magnitudes_for_sgemm_kernel"): "the pass of the pipeline's place only: B's columns moved out into column_magnitudes(), which the one pass of the other place shares",
+    ("31_one_pass", "split_once"): "splitting once now costs the pass's writes (8 MK bytes) and its teams' repeated trips where a row is longer than a chunk (SWEEP_US), not a second launch",
+    ("31_one_pass", "launch"): "one pass before the GEMM in either place: where A is split once, scale_and_split_a_for_sgemm_kernel with a team of threads to a row",
     ("29_split_once", "launch"): "the split pass between the first pass and the GEMM; TMA maps of A's two parts in the workspace; A no longer copied to an aligned workspace",
 }
 IGNORED = {"sgemm_kernel"}  # the idea itself
