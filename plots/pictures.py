@@ -1,7 +1,8 @@
 """The step pages' pictures: docs/pictures/NN_name.svg, drawn from the steps' knobs and
 heuristics by plots/pictures_tiles.py (geometry), plots/pictures_time.py (time and the
-split of work), plots/pictures_plan.py (step 21's choice of tile over the shapes) and
-plots/pictures_split.py (step 30's choice of where A is split over the shapes), so that a
+split of work), plots/pictures_plan.py (step 21's choice of tile over the shapes),
+plots/pictures_split.py (step 30's choice of where A is split over the shapes) and
+plots/pictures_pass.py (step 31's one pass before the GEMM and its teams of threads), so that a
 picture stays true when a knob moves."""
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from typing import Callable
 from plots.schema import warn
 
 PICTURES_DIR = Path("docs") / "pictures"
-MODULES = ("plots.pictures_tiles", "plots.pictures_time", "plots.pictures_plan", "plots.pictures_split")
+MODULES = ("plots.pictures_tiles", "plots.pictures_time", "plots.pictures_plan", "plots.pictures_split",
+           "plots.pictures_pass")
 
 
 def drawers() -> dict[str, Callable[[Path], str]]:
