@@ -75,7 +75,7 @@ static_assert(CONSUMER_REGISTERS % 8 == 0 && PRODUCER_REGISTERS % 8 == 0, "setma
 constexpr int A_TILE_BYTES = BM * TUNE_SPLIT * sizeof(float);  // [BM][TUNE_SPLIT], 128-byte swizzled
 constexpr int B_TILE_BYTES = TUNE_SPLIT * BN * sizeof(float);  // [BN / 32][TUNE_SPLIT][32], swizzled
 constexpr int STAGE_BYTES = 2 * A_TILE_BYTES + B_TILE_BYTES;   // A's big part, A's small part, B
-constexpr int SHARED_BYTES = STAGES * STAGE_BYTES + 3 * STAGES * 8 + 2 * (BM + BN) * 4 + 1024;  // + barriers, factors, largest magnitudes, alignment
+constexpr int SHARED_BYTES = STAGES * STAGE_BYTES + 3 * STAGES * 8 + (BM + 2 * BN) * 4 + 1024;  // + barriers, column factors, largest magnitudes, alignment
 static_assert(A_TILE_BYTES % 1024 == 0 && B_TILE_BYTES % 1024 == 0,
               "swizzled tiles start on 1024-byte boundaries (the swizzle repeats every 8 rows of 128 B)");
 static_assert(SHARED_BYTES <= sgemm::shared_limit(),
@@ -373,8 +373,7 @@ __global__ void __launch_bounds__(THREADS, 1)
   uint64_t* split = full + STAGES;   // the splitters rewrote the A tile as big and small parts (in the pipeline)
   uint64_t* empty = split + STAGES;  // both consumers are done with the stage
   float* col_factor = reinterpret_cast<float*>(empty + STAGES);  // [BN]: 2^-t of each of the block's columns of B
-  float* row_factor = col_factor + BN;                            // [BM]: 2^-s of each of its rows of A (in the pipeline)
-  unsigned* row_max = reinterpret_cast<unsigned*>(row_factor + BM);  // [BM]: in the pipeline, each row's largest magnitude in this piece
+  unsigned* row_max = reinterpret_cast<unsigned*>(col_factor + BN);  // [BM]: in the pipeline, each row's largest magnitude in this piece
   unsigned* col_max = row_max + BM;                                  // [BN]: each column's
 
   const int warpgroup = threadIdx.x / 128;
@@ -408,10 +407,14 @@ __global__ void __launch_bounds__(THREADS, 1)
     // A tile into its big and small parts while the consumers multiply the tiles before it.
     asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(PRODUCER_REGISTERS));
     constexpr unsigned stage_bytes = (SPLIT_ONCE ? 2 : 1) * A_TILE_BYTES + B_TILE_BYTES;
-    // The copies of the ring's n-th use (k tile n % k_tiles: a second sweep copies them again).
-    auto copy = [&](int n) {
-      const int k_tile = n % k_tiles, s = n % STAGES, round = n / STAGES;
-      if (round > 0) barrier_wait(&empty[s], (round - 1) % 2);  // the consumers (and warp 0) gave it back
+    // The copies of k tile k_tile into the ring's n-th use (a second sweep copies the k tiles
+    // again, into uses k_tiles .. 2 k_tiles-1), once the consumers (and in the pipeline, warp 0)
+    // gave its stage back.
+    auto wait_empty = [&](int n) {
+      if (n >= STAGES) barrier_wait(&empty[n % STAGES], (n / STAGES - 1) % 2);
+    };
+    auto copy = [&](int n, int k_tile) {
+      const int s = n % STAGES;
       barrier_expect_bytes(&full[s], stage_bytes);
       const int k0 = (k_first + k_tile) * TUNE_SPLIT;
       tma_load(stage_a(s), map_a_big, k0, block_row, &full[s]);
@@ -422,7 +425,10 @@ __global__ void __launch_bounds__(THREADS, 1)
     if (SPLIT_ONCE && threadIdx.x == 0) {
       // Split once: A's big and small parts are written by the pass before this grid, so wait for it.
       asm volatile("griddepcontrol.wait;" ::: "memory");
-      for (int n = 0; n < k_tiles; ++n) copy(n);
+      for (int n = 0; n < k_tiles; ++n) {
+        wait_empty(n);
+        copy(n, n);
+      }
     } else if (!SPLIT_ONCE && threadIdx.x < 32) {
       // In the pipeline, warp 0: lane 0 copies, and the whole warp reads each B tile STAGES-1
       // uses behind the copies for its columns' largest magnitudes, then gives the stage back
@@ -432,7 +438,11 @@ __global__ void __launch_bounds__(THREADS, 1)
       unsigned seen[4] = {};
       auto sweep = [&](int n0) {
         for (int n = n0; n < n0 + k_tiles + STAGES - 1; ++n) {
-          if (lane == 0 && n < n0 + k_tiles) copy(n);
+          if (n < n0 + k_tiles) {
+            wait_empty(n);  // the whole warp waits, so that it stays converged
+            if (lane == 0) copy(n, n - n0);
+            __syncwarp();
+          }
           const int q = n - (STAGES - 1);
           if (q < n0) continue;
           const int s = q % STAGES;
@@ -454,6 +464,7 @@ __global__ void __launch_bounds__(THREADS, 1)
         col_max[lane * 4 + c] = seen[c];  // box l / 8, chunk l % 8: columns 32 (l / 8) + 4 (l % 8) + c
         needs = needs || scale_exponent(seen[c]) != 0;
       }
+      __syncwarp();
       if (any_in_block(needs)) sweep(k_tiles);
     } else if (!SPLIT_ONCE && threadIdx.x >= 32) {
       // Step 28's splitters, for A alone (the consumers scale B's columns), but with no pass
@@ -505,11 +516,10 @@ __global__ void __launch_bounds__(THREADS, 1)
           needs = needs || scale_exponent(m) != 0;
         }
       }
+      __syncwarp();
       if (any_in_block(needs)) {
-        // The second sweep: the factors from every row's largest magnitude (named barrier 2:
-        // the splitters only), then step 28's scaled split.
-        for (int r = i0; r < BM; r += SPLITTERS) row_factor[r] = pow2(-scale_exponent(row_max[r]));
-        asm volatile("bar.sync 2, %0;" ::"n"(SPLITTERS) : "memory");
+        // The second sweep: step 28's scaled split, each row's factor from its largest
+        // magnitude (written by its splitters before the block's decision).
         for (int n = k_tiles; n < 2 * k_tiles; ++n) {
           const int s = n % STAGES;
           barrier_wait(&full[s], (n / STAGES) % 2);
@@ -518,7 +528,7 @@ __global__ void __launch_bounds__(THREADS, 1)
 #pragma unroll 2
           for (int i = i0; i < VECTORS; i += SPLITTERS) {
             float4 v = a[i];
-            const float f = row_factor[i / 8];
+            const float f = pow2(-scale_exponent(row_max[i / 8]));
             v.x *= f, v.y *= f, v.z *= f, v.w *= f;
             float4 big, small;
             tf32_split(v.x, big.x, small.x);
@@ -617,6 +627,7 @@ __global__ void __launch_bounds__(THREADS, 1)
   // the columns' factors.
   bool scaled = false;
   if constexpr (!SPLIT_ONCE) {
+    __syncwarp();
     scaled = any_in_block(false);
     if (scaled) {
       if (threadIdx.x % 128 < WGMMA_M) {
