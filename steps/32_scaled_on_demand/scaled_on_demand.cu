@@ -468,54 +468,51 @@ __global__ void __launch_bounds__(THREADS, 1)
       if (any_in_block(needs)) sweep(k_tiles);
     } else if (!SPLIT_ONCE && threadIdx.x >= 32) {
       // Step 28's splitters, for A alone (the consumers scale B's columns), but with no pass
-      // before the GEMM: the first sweep splits every tile unscaled and keeps, per row of the
-      // tile, the largest magnitude it saw. Splitter i (0 .. SPLITTERS-1) takes the tile's
-      // 16-byte vectors i, i + SPLITTERS, ...: vector v lies in row v / 8, so the splitter's
-      // j-th vector is always in row i / 8 + (SPLITTERS / 8) j, and eight neighbouring
-      // splitters share each row. Only where some row or column of this block's piece needs a
-      // factor does a second sweep split every tile again, scaled (the tiles copied again).
+      // before the GEMM: the first sweep splits every tile unscaled and keeps the largest
+      // magnitude it saw in each row. Splitter i takes the tile's 16-byte vectors PER i ..
+      // PER i + PER-1 (a stride of 11 vectors reaches eight different 16-byte bank groups:
+      // no conflicts), which lie in at most three rows (a row is 8 vectors): three registers
+      // hold their largest magnitudes. Where some row or column of this block's piece needs a
+      // factor, a second sweep splits every tile again, scaled (the tiles copied again).
       const int i0 = threadIdx.x - 32;
-      constexpr int VECTORS = A_TILE_BYTES / 16, SLOTS = (VECTORS + SPLITTERS - 1) / SPLITTERS;
-      unsigned seen[SLOTS] = {};  // the largest |value| bits of the splitter's row in slot j
+      constexpr int VECTORS = A_TILE_BYTES / 16, PER = (VECTORS + SPLITTERS - 1) / SPLITTERS;
+      static_assert(PER % 2 == 1 && PER < 16, "an odd stride of vectors, within three rows of 8 vectors");
+      const int first = i0 * PER, first_row = first / 8;
+      for (int r = i0; r < BM; r += SPLITTERS) row_max[r] = 0;
+      asm volatile("bar.sync 2, %0;" ::"n"(SPLITTERS) : "memory");  // zeroed before any splitter raises one
+      unsigned seen[3] = {};  // rows first_row, first_row + 1, first_row + 2
       for (int k_tile = 0; k_tile < k_tiles; ++k_tile) {
         const int s = k_tile % STAGES;
         barrier_wait(&full[s], (k_tile / STAGES) % 2);
         float4* a = reinterpret_cast<float4*>(stage_a(s));
         float4* a_small = reinterpret_cast<float4*>(stage_a_small(s));
-#pragma unroll
-        for (int j = 0; j < SLOTS; ++j) {
-          const int i = i0 + SPLITTERS * j;
-          if (i < VECTORS) {
-            const float4 v = a[i];
-            seen[j] = max(seen[j], max(max(__float_as_uint(v.x) & 0x7fffffffu, __float_as_uint(v.y) & 0x7fffffffu),
-                                       max(__float_as_uint(v.z) & 0x7fffffffu, __float_as_uint(v.w) & 0x7fffffffu)));
-            float4 big, small;
-            tf32_split(v.x, big.x, small.x);
-            tf32_split(v.y, big.y, small.y);
-            tf32_split(v.z, big.z, small.z);
-            tf32_split(v.w, big.w, small.w);
-            a[i] = big;
-            a_small[i] = small;
-          }
+#pragma unroll 2
+        for (int i = first; i < min(first + PER, VECTORS); ++i) {
+          const float4 v = a[i];
+          const unsigned m = max(max(__float_as_uint(v.x) & 0x7fffffffu, __float_as_uint(v.y) & 0x7fffffffu),
+                                 max(__float_as_uint(v.z) & 0x7fffffffu, __float_as_uint(v.w) & 0x7fffffffu));
+          const int r = i / 8 - first_row;
+          seen[0] = r == 0 ? max(seen[0], m) : seen[0];
+          seen[1] = r == 1 ? max(seen[1], m) : seen[1];
+          seen[2] = r == 2 ? max(seen[2], m) : seen[2];
+          float4 big, small;
+          tf32_split(v.x, big.x, small.x);
+          tf32_split(v.y, big.y, small.y);
+          tf32_split(v.z, big.z, small.z);
+          tf32_split(v.w, big.w, small.w);
+          a[i] = big;
+          a_small[i] = small;
         }
         // Make these generic-proxy stores visible to wgmma's (async-proxy) reads.
         asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
         barrier_arrive(&split[s]);
       }
-      // Each row's largest magnitude: the eight splitters of a row are eight neighbouring lanes.
+      // Each row's largest magnitude: its (one or two) splitters raise it in shared memory.
+      for (int r = 0; r < 3; ++r)
+        if (first_row + r < BM && first < VECTORS) atomicMax(&row_max[first_row + r], seen[r]);
+      asm volatile("bar.sync 2, %0;" ::"n"(SPLITTERS) : "memory");
       bool needs = false;
-#pragma unroll
-      for (int j = 0; j < SLOTS; ++j) {
-        unsigned m = seen[j];
-        m = max(m, __shfl_xor_sync(0xffffffffu, m, 1));
-        m = max(m, __shfl_xor_sync(0xffffffffu, m, 2));
-        m = max(m, __shfl_xor_sync(0xffffffffu, m, 4));
-        const int i = i0 + SPLITTERS * j;
-        if (i % 8 == 0 && i < VECTORS) {
-          row_max[i / 8] = m;
-          needs = needs || scale_exponent(m) != 0;
-        }
-      }
+      for (int r = i0; r < BM; r += SPLITTERS) needs = needs || scale_exponent(row_max[r]) != 0;
       __syncwarp();
       if (any_in_block(needs)) {
         // The second sweep: step 28's scaled split, each row's factor from its largest
