@@ -10,7 +10,7 @@
 //         A row's factor can be any power of two the whole block uses, so each block (and
 //         each piece of K) can find its own from what it already reads.
 // Where:  sgemm_kernel<false> (the splitters' row maxima, warp 0's column maxima, the block's
-//         decision any_in_block, the second sweep, the epilogue's exponents), launch() (no
+//         decision (decide: an mbarrier), the second sweep, the epilogue's exponents), launch() (no
 //         pass in the pipeline), split_once() (the pass's whole cost against the pipeline's).
 // Watch:  the survey's shapes with N <= 256 and the small ones; scaled inputs run two sweeps
 //         where the pipeline is chosen.
@@ -75,7 +75,7 @@ static_assert(CONSUMER_REGISTERS % 8 == 0 && PRODUCER_REGISTERS % 8 == 0, "setma
 constexpr int A_TILE_BYTES = BM * TUNE_SPLIT * sizeof(float);  // [BM][TUNE_SPLIT], 128-byte swizzled
 constexpr int B_TILE_BYTES = TUNE_SPLIT * BN * sizeof(float);  // [BN / 32][TUNE_SPLIT][32], swizzled
 constexpr int STAGE_BYTES = 2 * A_TILE_BYTES + B_TILE_BYTES;   // A's big part, A's small part, B
-constexpr int SHARED_BYTES = STAGES * STAGE_BYTES + 3 * STAGES * 8 + (BM + 2 * BN) * 4 + 1024;  // + barriers, column factors, largest magnitudes, alignment
+constexpr int SHARED_BYTES = STAGES * STAGE_BYTES + 3 * STAGES * 8 + 16 + (BM + 2 * BN) * 4 + 1024;  // + barriers, the decision, column factors, largest magnitudes, alignment
 static_assert(A_TILE_BYTES % 1024 == 0 && B_TILE_BYTES % 1024 == 0,
               "swizzled tiles start on 1024-byte boundaries (the swizzle repeats every 8 rows of 128 B)");
 static_assert(SHARED_BYTES <= sgemm::shared_limit(),
@@ -255,19 +255,6 @@ __global__ void __launch_bounds__(PASS_THREADS)
 
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 
-// Every thread of the block (THREADS) waits for all the others at named barrier 3 and gets
-// whether `mine` was true in any of them. barrier.red without .aligned: warp 0's lane 0
-// arrives from its copy loop, its other lanes from outside it.
-__device__ __forceinline__ bool any_in_block(bool mine) {
-  unsigned any;
-  asm volatile("{\n .reg .pred mine, any;\n setp.ne.u32 mine, %1, 0;\n"
-               " barrier.red.or.pred any, 3, %2, mine;\n selp.u32 %0, 1, 0, any;\n}"
-               : "=r"(any)
-               : "r"(unsigned(mine)), "n"(THREADS)
-               : "memory");
-  return any != 0;
-}
-
 // ---- mbarriers and TMA -----------------------------------------------------------------
 __device__ __forceinline__ unsigned smem_addr(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
 
@@ -372,7 +359,9 @@ __global__ void __launch_bounds__(THREADS, 1)
   uint64_t* full = reinterpret_cast<uint64_t*>(shared + STAGES * STAGE_BYTES);  // TMA landed
   uint64_t* split = full + STAGES;   // the splitters rewrote the A tile as big and small parts (in the pipeline)
   uint64_t* empty = split + STAGES;  // both consumers are done with the stage
-  float* col_factor = reinterpret_cast<float*>(empty + STAGES);  // [BN]: 2^-t of each of the block's columns of B
+  uint64_t* decided = empty + STAGES;  // in the pipeline: every thread has voted on a second sweep
+  unsigned* second_sweep = reinterpret_cast<unsigned*>(decided + 1);  // the vote: 1 if any thread needs it
+  float* col_factor = reinterpret_cast<float*>(decided + 2);  // [BN]: 2^-t of each of the block's columns of B
   unsigned* row_max = reinterpret_cast<unsigned*>(col_factor + BN);  // [BM]: in the pipeline, each row's largest magnitude in this piece
   unsigned* col_max = row_max + BM;                                  // [BN]: each column's
 
@@ -383,9 +372,21 @@ __global__ void __launch_bounds__(THREADS, 1)
       barrier_init(&split[s], SPLITTERS);
       barrier_init(&empty[s], 128 * CONSUMERS + (SPLIT_ONCE ? 0 : 1));  // in the pipeline, warp 0 too (it reads B)
     }
+    barrier_init(decided, THREADS);
+    *second_sweep = 0;
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
   __syncthreads();
+  // In the pipeline, the block's decision after the first sweep: each thread raises the vote
+  // where one of its rows or columns needs a factor, arrives on `decided`, and once every
+  // thread has, reads the vote (the arrival releases the thread's writes: row_max, col_max).
+  // An mbarrier rather than a named barrier: the three roles arrive from three places.
+  auto decide = [&](bool needs) {
+    if (needs) atomicOr(second_sweep, 1u);
+    barrier_arrive(decided);
+    barrier_wait(decided, 0);
+    return *reinterpret_cast<volatile unsigned*>(second_sweep) != 0;
+  };
 
   // Blocks run down GROUP_ROWS block rows before moving one block column on, so the blocks
   // on the GPU at one time share their tiles of A and B in L2.
@@ -464,8 +465,7 @@ __global__ void __launch_bounds__(THREADS, 1)
         col_max[lane * 4 + c] = seen[c];  // box l / 8, chunk l % 8: columns 32 (l / 8) + 4 (l % 8) + c
         needs = needs || scale_exponent(seen[c]) != 0;
       }
-      __syncwarp();
-      if (any_in_block(needs)) sweep(k_tiles);
+      if (decide(needs)) sweep(k_tiles);
     } else if (!SPLIT_ONCE && threadIdx.x >= 32) {
       // Step 28's splitters, for A alone (the consumers scale B's columns), but with no pass
       // before the GEMM: the first sweep splits every tile unscaled and keeps the largest
@@ -513,8 +513,7 @@ __global__ void __launch_bounds__(THREADS, 1)
       asm volatile("bar.sync 2, %0;" ::"n"(SPLITTERS) : "memory");
       bool needs = false;
       for (int r = i0; r < BM; r += SPLITTERS) needs = needs || scale_exponent(row_max[r]) != 0;
-      __syncwarp();
-      if (any_in_block(needs)) {
+      if (decide(needs)) {
         // The second sweep: step 28's scaled split, each row's factor from its largest
         // magnitude (written by its splitters before the block's decision).
         for (int n = k_tiles; n < 2 * k_tiles; ++n) {
@@ -624,8 +623,7 @@ __global__ void __launch_bounds__(THREADS, 1)
   // the columns' factors.
   bool scaled = false;
   if constexpr (!SPLIT_ONCE) {
-    __syncwarp();
-    scaled = any_in_block(false);
+    scaled = decide(false);
     if (scaled) {
       if (threadIdx.x % 128 < WGMMA_M) {
         const int c = consumer * WGMMA_M + threadIdx.x % 128;
