@@ -240,6 +240,18 @@ FAULTS = [
      [("  if (bits == 0 || bits >= 0x7f800000u) return 0;", "  return 0;")],
      [("--check --sizes 1x1x1,1024x1024x1024,256x256x16384 --alpha 1.5 --beta 0 --exponents -134,120", "check"),
       ("--check --sizes 1x1x1,2048x2048x256 --alpha 1.5 --beta 0 --exponents 120,-134", "check")]),
+    # Step 32 deciding never to run its second sweep: the pipeline's blocks keep their unscaled
+    # first sweep. Caught on subnormal A and on subnormal B where the rule splits in the
+    # pipeline (1x1x1, 256x256x16384, 129x257x700), as step 27 fails there.
+    ("3xTF32: the block's second sweep never run", "32_scaled_on_demand",
+     [("return *reinterpret_cast<volatile unsigned*>(second_sweep) != 0;", "return false;")],
+     [("--check --sizes 1x1x1,129x257x700,256x256x16384 --alpha 1.5 --beta 0 --exponents -134,120", "check"),
+      ("--check --sizes 1x1x1,129x257x700 --alpha 1.5 --beta 0 --exponents 120,-134", "check")]),
+    # And with every exponent 0: the scaling dropped in either place.
+    ("3xTF32: the rows' and columns' scaling dropped", "32_scaled_on_demand",
+     [("  if (bits == 0 || bits >= 0x7f800000u) return 0;", "  return 0;")],
+     [("--check --sizes 1x1x1,129x257x700,1024x1024x1024 --alpha 1.5 --beta 0 --exponents -134,120", "check"),
+      ("--check --sizes 1x1x1,129x257x700 --alpha 1.5 --beta 0 --exponents 120,-134", "check")]),
 ]
 
 LIMIT = re.compile(r"FP32-grade limit ([0-9.e+]+) u")

@@ -80,6 +80,8 @@ CHANGED = {
     ("31_one_pass", "largest_magnitudes_for_sgemm_kernel"): "the pass of the pipeline's place only: B's columns moved out into column_magnitudes(), which the one pass of the other place shares",
     ("31_one_pass", "split_once"): "splitting once now costs the pass's writes (8 MK bytes) and its teams' repeated trips where a row is longer than a chunk (SWEEP_US), not a second launch",
     ("31_one_pass", "launch"): "one pass before the GEMM in either place: where A is split once, scale_and_split_a_for_sgemm_kernel with a team of threads to a row",
+    ("32_scaled_on_demand", "split_once"): "the pipeline has no pass before it: splitting once pays the whole pass (its reads, its writes, its launch PASS_US)",
+    ("32_scaled_on_demand", "launch"): "no pass where A is split in the pipeline: each block finds its own rows' and columns' largest magnitudes; the GEMM launched without overlap there",
     ("29_split_once", "launch"): "the split pass between the first pass and the GEMM; TMA maps of A's two parts in the workspace; A no longer copied to an aligned workspace",
 }
 IGNORED = {"sgemm_kernel"}  # the idea itself
