@@ -49,10 +49,10 @@ CHAPTERS = (
     Chapter(13, 21, "CUDA cores to cuBLAS", "Oranges", (0.4, 0.95)),
     Chapter(22, 32, "3xTF32 on tensor cores", "Purples", (0.5, 0.95)),
 )
-# Steps in no chapter above (a step 32 of tomorrow, an unnumbered directory): shades of red.
+# Steps in no chapter above (a step 33 of tomorrow, an unnumbered directory): shades of red.
 OTHER = Chapter(0, 0, "other steps", "Reds", (0.4, 0.95))
 CUBLAS_COLOR = "black"
-MARKERS = "osv^D<>ph*"  # one per step within its chapter, in step order
+MARKERS = "osv^D<>ph*X"  # one per step within its chapter, in step order (a chapter has at most 11)
 
 
 def chapter_of(step: str) -> Chapter | None:

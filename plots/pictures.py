@@ -2,8 +2,9 @@
 heuristics by plots/pictures_tiles.py (geometry), plots/pictures_time.py (time and the
 split of work), plots/pictures_plan.py (step 21's choice of tile over the shapes),
 plots/pictures_split.py (step 30's choice of where A is split over the shapes) and
-plots/pictures_pass.py (step 31's one pass before the GEMM and its teams of threads), so that a
-picture stays true when a knob moves."""
+plots/pictures_pass.py (step 31's one pass before the GEMM and its teams of threads) and
+plots/pictures_demand.py (step 32's block with no pass before it, and its splitters' vectors),
+so that a picture stays true when a knob moves."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from plots.schema import warn
 
 PICTURES_DIR = Path("docs") / "pictures"
 MODULES = ("plots.pictures_tiles", "plots.pictures_time", "plots.pictures_plan", "plots.pictures_split",
-           "plots.pictures_pass")
+           "plots.pictures_pass", "plots.pictures_demand")
 
 
 def drawers() -> dict[str, Callable[[Path], str]]:

@@ -90,23 +90,24 @@ def pass_segments(repo: Path, number: int, m: int, n: int, k: int) -> list[list[
 
 
 class Teams:
-    """Step 31's team_size(), chunks and the rule's charge for a long row's reads, from its source."""
+    """Step 31's team_size(), chunks and the rule's charge for a long row's reads, from its source
+    (or from a later step's, `number`, that keeps them: step 32's pass is step 31's)."""
 
-    def __init__(self, repo: Path):
-        src = source_text(repo, STEP)
+    def __init__(self, repo: Path, number: int = STEP):
+        src = source_text(repo, number)
         body = re.search(r"int team_size\(int k\) \{(.*?)\n\}", src, re.S)
         rule = body and re.fullmatch(
             r"\s*int team = (\d+);\s*while \(team < PASS_THREADS && team \* PASS_LOADS < k\) team \*= 2;"
             r"\s*return team;\s*", body.group(1))
         if not rule:
-            raise ValueError(f"pictures: step {STEP}'s team_size() is no longer the loop the picture ports")
+            raise ValueError(f"pictures: step {number}'s team_size() is no longer the loop the picture ports")
         self.first = int(rule.group(1))
         charge = re.search(r"\(chunks == 1 \? 0 : (\d+) \* chunks - (\d+)\) \* SWEEP_US", src)
         if not charge:
-            raise ValueError(f"pictures: step {STEP}'s split_once no longer charges "
+            raise ValueError(f"pictures: step {number}'s split_once no longer charges "
                              "`(chunks == 1 ? 0 : A * chunks - B) * SWEEP_US`")
         self.reads_per_chunk, self.first_reads = int(charge.group(1)), int(charge.group(2))
-        kn = knobs(repo, STEP)
+        kn = knobs(repo, number)
         self.threads, self.loads, self.sweep_us = kn["PASS_THREADS"], kn["PASS_LOADS"], kn["SWEEP_US"]
 
     def team(self, k: int) -> int:

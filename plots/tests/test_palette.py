@@ -11,7 +11,7 @@ from plots import palette
 from plots.figures import _RC, plot_gflops_vs_size, plot_ratio_heatmap
 from plots.tests.helpers import assert_nothing_cut_off, figure_texts, synthetic_gpu
 
-TUTORIAL = [f"{n:02d}_step{n}" for n in range(32)]
+TUTORIAL = [f"{n:02d}_step{n}" for n in range(33)]
 
 
 def hex_color(color) -> str:
@@ -28,11 +28,11 @@ class PaletteTest(unittest.TestCase):
         self.assertEqual([names[n].label for n in (22, 32)],
                          ["22–32 3xTF32 on tensor cores"] * 2)
         self.assertIsNone(palette.chapter_of("00_cublas"))
-        self.assertIs(palette.chapter_of("32_later"), palette.OTHER)
+        self.assertIs(palette.chapter_of("33_later"), palette.OTHER)
         self.assertIs(palette.chapter_of("unnumbered"), palette.OTHER)
 
     def test_no_colour_for_two_steps(self):
-        steps = TUTORIAL + ["32_later", "33_later", "unnumbered"]
+        steps = TUTORIAL + ["33_later", "34_later", "unnumbered"]
         colors = [hex_color(palette.step_color(step, steps)) for step in steps]
         self.assertEqual(len(set(colors)), len(steps), colors)
 
