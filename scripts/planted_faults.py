@@ -252,6 +252,19 @@ FAULTS = [
      [("  if (bits == 0 || bits >= 0x7f800000u) return 0;", "  return 0;")],
      [("--check --sizes 1x1x1,129x257x700,1024x1024x1024 --alpha 1.5 --beta 0 --exponents -134,120", "check"),
       ("--check --sizes 1x1x1,129x257x700 --alpha 1.5 --beta 0 --exponents 120,-134", "check")]),
+    # Step 33's first sweep with the small part taken from A rounded to TF32, while the tensor
+    # core still reads A itself truncated: where rounding goes up, the two parts no longer add
+    # up to x (2^-11 of it off). Caught on ordinary inputs where the rule splits in the pipeline.
+    ("3xTF32: the small part from A rounded while the big part is A truncated", "33_raw_big_part",
+     [("const float truncated = __uint_as_float(__float_as_uint(x) & 0xffffe000u);",
+       "const float truncated = tf32_round(x);")],
+     [("--check --sizes 129x257x700,200x300x5000,256x256x16384 --alpha 1.5 --beta 0", "check")]),
+    # And a row with an Inf not voted to the second sweep: its first sweep's small parts are
+    # NaNs (Inf - Inf), and the Inf, its own big part, times B's small part of 0 is one more.
+    ("3xTF32: a row with an Inf kept in the first sweep", "33_raw_big_part",
+     [("needs = needs || scale_exponent(row_max[r]) != 0 || row_max[r] >= 0x7f800000u;",
+       "needs = needs || scale_exponent(row_max[r]) != 0;")],
+     [(f"--check --sizes {SPECIALS} --alpha 1.5 --beta 0 --specials", "check")]),
 ]
 
 LIMIT = re.compile(r"FP32-grade limit ([0-9.e+]+) u")
