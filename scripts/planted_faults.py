@@ -265,6 +265,11 @@ FAULTS = [
      [("needs = needs || scale_exponent(row_max[r]) != 0 || row_max[r] >= 0x7f800000u;",
        "needs = needs || scale_exponent(row_max[r]) != 0;")],
      [(f"--check --sizes {SPECIALS} --alpha 1.5 --beta 0 --specials", "check")]),
+    # Step 34's consumers never storing their columns' largest magnitudes: a second sweep,
+    # voted by the rows of subnormal A, scales B's huge columns by whatever col_max holds.
+    ("3xTF32: the consumers' column maxima never stored", "34_columns_by_consumers",
+     [("if (t == 0) col_max[consumer * WGMMA_M + operand_col(warp, h, g)] = m;", "")],
+     [("--check --sizes 1x1x1,129x257x700,256x256x16384 --alpha 1.5 --beta 0 --exponents -134,120", "check")]),
 ]
 
 LIMIT = re.compile(r"FP32-grade limit ([0-9.e+]+) u")
