@@ -82,6 +82,7 @@ CHANGED = {
     ("31_one_pass", "launch"): "one pass before the GEMM in either place: where A is split once, scale_and_split_a_for_sgemm_kernel with a team of threads to a row",
     ("32_scaled_on_demand", "split_once"): "the pipeline has no pass before it: splitting once pays the whole pass (its reads, its writes, its launch PASS_US)",
     ("32_scaled_on_demand", "launch"): "no pass where A is split in the pipeline: each block finds its own rows' and columns' largest magnitudes; the GEMM launched without overlap there",
+    ("33_raw_big_part", "launch"): "in the pipeline, the kernel whose first sweep takes A itself as its big part where K >= RAW_MIN_K, step 32's below",
     ("29_split_once", "launch"): "the split pass between the first pass and the GEMM; TMA maps of A's two parts in the workspace; A no longer copied to an aligned workspace",
 }
 IGNORED = {"sgemm_kernel"}  # the idea itself

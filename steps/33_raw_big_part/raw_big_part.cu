@@ -53,6 +53,7 @@ constexpr int L2_BANDWIDTH_RATIO = SGEMM_KNOB(L2_BANDWIDTH_RATIO, 4);  // partia
 constexpr int REDUCE_THREADS = SGEMM_KNOB(REDUCE_THREADS, 256);     // threads per block of the reduction kernel
 constexpr int PASS_THREADS = SGEMM_KNOB(PASS_THREADS, 256);  // threads per block of the pass before the GEMM (either place)
 constexpr int PASS_LOADS = SGEMM_KNOB(PASS_LOADS, 16);       // loads each thread of a pass has in flight at once
+constexpr int RAW_MIN_K = SGEMM_KNOB(RAW_MIN_K, 32);  // in the pipeline, A itself is its big part where K is at least this (small_of_truncated says why)
 constexpr int UNSCALED_EXPONENT = SGEMM_KNOB(UNSCALED_EXPONENT, 100);  // rows and columns with their largest magnitude in [2^-E, 2^(E+1)) are not scaled
 constexpr int IN_PIPELINE_SPLIT_PERCENT = SGEMM_KNOB(IN_PIPELINE_SPLIT_PERCENT, 32);  // the pipeline's split makes the GEMM this much slower
 constexpr int TENSOR_PERCENT = SGEMM_KNOB(TENSOR_PERCENT, 60);  // the GEMM without a split in its pipeline, in % of the TF32 peak (the notes)
@@ -62,6 +63,9 @@ constexpr int TF32_FMAS_PER_SM_CLOCK = 1024;  // an H100 SM's dense TF32 rate (4
 static_assert(MAX_SPLITS >= 1 && MIN_SPLIT_K_TILES >= 1 && MIN_GAIN_PERCENT >= 0 && PIECE_OVERHEAD_TILES >= 0 &&
                   L2_BANDWIDTH_RATIO >= 1,
               "at least one piece, of at least one k tile; more pieces only for a gain, never for a loss");
+static_assert(RAW_MIN_K >= 8,
+              "A truncated errs by up to about 20 u of |a b| a product: the harness's worst-case bound, 2 (K + 2) u, "
+              "holds that only from K = 8");
 static_assert(UNSCALED_EXPONENT >= 0 && UNSCALED_EXPONENT <= 100,
               "an unscaled value (below 2^(E+1)) times a scaled one (below 4), summed over K, stays far below FLT_MAX");
 static_assert(PASS_THREADS == 32 || PASS_THREADS == 64 || PASS_THREADS == 128 || PASS_THREADS == 256,
@@ -360,11 +364,14 @@ __device__ __forceinline__ int b_tile_offset(int k, int col) {
 // SPLIT_ONCE: A's big and small parts come from the pass before the GEMM (map_a_big,
 // map_a_small), as in step 29; otherwise map_a_big is A itself and the splitters split it in
 // the pipeline, as in step 28 (map_a_small is not read).
-template <bool SPLIT_ONCE>
+// RAW (in the pipeline, where K >= RAW_MIN_K): the first sweep takes the A tile itself as its
+// big part, and the splitters write only its small parts.
+template <bool SPLIT_ONCE, bool RAW>
 __global__ void __launch_bounds__(THREADS, 1)
     sgemm_kernel(const __grid_constant__ CUtensorMap map_a_big, const __grid_constant__ CUtensorMap map_a_small,
                  const __grid_constant__ CUtensorMap map_b, sgemm::Problem p,
                  int k_tiles_per_split, float* partials, int ld_partials, Magnitudes max_bits) {
+  static_assert(!(SPLIT_ONCE && RAW), "split once, the pass writes both parts");
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
   extern __shared__ unsigned char shared_raw[];
   // Swizzled tiles need 1024-byte alignment; the launch adds 1024 bytes of slack.
@@ -501,7 +508,7 @@ __global__ void __launch_bounds__(THREADS, 1)
       for (int k_tile = 0; k_tile < k_tiles; ++k_tile) {
         const int s = k_tile % STAGES;
         barrier_wait(&full[s], (k_tile / STAGES) % 2);
-        const float4* a = reinterpret_cast<const float4*>(stage_a(s));
+        float4* a = reinterpret_cast<float4*>(stage_a(s));
         float4* a_small = reinterpret_cast<float4*>(stage_a_small(s));
 #pragma unroll 2
         for (int i = first; i < min(first + PER, VECTORS); ++i) {
@@ -512,8 +519,18 @@ __global__ void __launch_bounds__(THREADS, 1)
           seen[0] = r == 0 ? max(seen[0], m) : seen[0];
           seen[1] = r == 1 ? max(seen[1], m) : seen[1];
           seen[2] = r == 2 ? max(seen[2], m) : seen[2];
-          a_small[i] = make_float4(small_of_truncated(v.x), small_of_truncated(v.y), small_of_truncated(v.z),
-                                   small_of_truncated(v.w));
+          if constexpr (RAW) {
+            a_small[i] = make_float4(small_of_truncated(v.x), small_of_truncated(v.y), small_of_truncated(v.z),
+                                     small_of_truncated(v.w));
+          } else {  // step 32's split: the tile rewritten as its big part
+            float4 big, small;
+            tf32_split(v.x, big.x, small.x);
+            tf32_split(v.y, big.y, small.y);
+            tf32_split(v.z, big.z, small.z);
+            tf32_split(v.w, big.w, small.w);
+            a[i] = big;
+            a_small[i] = small;
+          }
         }
         // Make these generic-proxy stores visible to wgmma's (async-proxy) reads.
         asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
@@ -528,7 +545,7 @@ __global__ void __launch_bounds__(THREADS, 1)
       // (Inf - Inf) are NaNs, and its big part, the Inf itself, times a small part of 0 in B
       // would be one more.
       for (int r = i0; r < BM; r += SPLITTERS)
-        needs = needs || scale_exponent(row_max[r]) != 0 || row_max[r] >= 0x7f800000u;
+        needs = needs || scale_exponent(row_max[r]) != 0 || (RAW && row_max[r] >= 0x7f800000u);
       if (decide(needs)) {
         // The second sweep: step 28's scaled split, each row's factor from its largest
         // magnitude (written by its splitters before the block's decision).
@@ -584,9 +601,10 @@ __global__ void __launch_bounds__(THREADS, 1)
   // One sweep over the piece's k tiles, the ring's uses n0 .. n0 + k_tiles - 1. In the
   // pipeline's first sweep (n0 = 0) the A tile is its own big part, untouched by the splitters,
   // who write only its small parts: two of the three products need only TMA's copies.
-  // RAW (a std::bool_constant) marks that sweep: the waits differ, compiled apart.
-  auto sweep = [&](int n0, auto RAW) {
-  constexpr bool raw = decltype(RAW)::value;
+  // FIRST (a std::bool_constant) marks the pipeline's first sweep, compiled apart from the
+  // second: there, with RAW, the waits differ.
+  auto sweep = [&](int n0, auto FIRST) {
+  constexpr bool first = decltype(FIRST)::value, raw = RAW && first;
 #pragma unroll
   for (int i = 0; i < 64; ++i) acc[i] = d_small[i] = 0.0f;
   for (int n = n0; n < n0 + k_tiles; ++n) {
@@ -984,7 +1002,9 @@ void launch(const sgemm::Problem& p, cudaStream_t stream) {
     map_a_big = map_a_small = tensor_map(a, p.M, p.K, lda, BM, TUNE_SPLIT);  // A itself; the splitters split it
   }
   const CUtensorMap map_b = tensor_map(b, p.K, p.N, ldb, TUNE_SPLIT, B_BOX);  // boxes [TUNE_SPLIT][32]
-  auto* gemm = once ? sgemm_kernel<true> : sgemm_kernel<false>;
+  // Where K is short, the raw big part's error would show against an FP32 dot product's
+  // (small_of_truncated): step 32's split in the pipeline there.
+  auto* gemm = once ? sgemm_kernel<true, false> : p.K >= RAW_MIN_K ? sgemm_kernel<false, true> : sgemm_kernel<false, false>;
   CUDA_CHECK(cudaFuncSetAttribute(gemm, cudaFuncAttributeMaxDynamicSharedMemorySize, SHARED_BYTES));
   const int ld_partials = sgemm::ceil_div(p.N, 4) * 4;
   float* partials = splits == 1 ? nullptr : partials_workspace(std::size_t(splits) * p.M * ld_partials, stream);
