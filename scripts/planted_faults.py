@@ -261,15 +261,19 @@ FAULTS = [
      [("--check --sizes 129x257x700,200x300x5000,256x256x16384 --alpha 1.5 --beta 0", "check")]),
     # And a row with an Inf not voted to the second sweep: its first sweep's small parts are
     # NaNs (Inf - Inf), and the Inf, its own big part, times B's small part of 0 is one more.
+    # Only where no other row or column of the block votes for the second sweep (the planted
+    # near-FLT_MAX values do): shapes of many blocks, whose few planted rows and columns leave
+    # blocks with an Inf row and nothing else (faults.specials' small shapes did not, 2 of 3).
     ("3xTF32: a row with an Inf kept in the first sweep", "33_raw_big_part",
      [("needs = needs || scale_exponent(row_max[r]) != 0 || (RAW && row_max[r] >= 0x7f800000u);",
        "needs = needs || scale_exponent(row_max[r]) != 0;")],
-     [(f"--check --sizes {SPECIALS} --alpha 1.5 --beta 0 --specials", "check")]),
+     [("--check --sizes 4096x2048x64,3000x5000x40 --alpha 1.5 --beta 0 --specials", "check")]),
     # Step 34's consumers never storing their columns' largest magnitudes: a second sweep,
-    # voted by the rows of subnormal A, scales B's huge columns by whatever col_max holds.
+    # voted by the rows of huge A, scales B's subnormal columns by whatever col_max holds
+    # (huge columns of B, with subnormal A, came out right unscaled: 2 of 3 shapes passed).
     ("3xTF32: the consumers' column maxima never stored", "34_columns_by_consumers",
      [("if (t == 0) col_max[consumer * WGMMA_M + operand_col(warp, h, g)] = m;", "")],
-     [("--check --sizes 1x1x1,129x257x700,256x256x16384 --alpha 1.5 --beta 0 --exponents -134,120", "check")]),
+     [("--check --sizes 129x257x700,256x256x16384,1000x1000x300 --alpha 1.5 --beta 0 --exponents 120,-134", "check")]),
 ]
 
 LIMIT = re.compile(r"FP32-grade limit ([0-9.e+]+) u")
