@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from plots.diffs import STEP_DIFFS_TEMPLATE, diff_sizes_section, diff_vs_sections
+from plots.experiments import experiment_sections
 from plots.figures import plot_files
 from plots.inputs import INPUTS_SECTION, inputs_section, load_inputs
 from plots.margins import margins_section
@@ -80,12 +81,18 @@ def generate(repo: Path, results_dir: Path) -> dict[Path, bytes]:
             text = page.read_text(encoding="utf-8")
             sections.update(diff_vs_sections(repo, step, text))
             sections.update(speeds_sections(text, steps, gpus))
+            sections.update(experiment_sections(text, results_dir, gpus, page))
             if f"<!-- BEGIN {INPUTS_SECTION} -->" in text:  # only the pages that ask for it
                 sections[INPUTS_SECTION] = inputs_section(inputs, gpus, page, repo)
         add(page, update_sections(page, sections))
         full = full_tuning_file(step, gpus, defaults)
         if full is not None:
             outputs[repo / tuning_page(step)] = full.encode("utf-8")
+    # A step's notes hold only the experiment blocks they ask for.
+    for notes in sorted((repo / "docs" / "notes").glob("*.md")):
+        text = notes.read_text(encoding="utf-8")
+        if (sections := experiment_sections(text, results_dir, gpus, notes)):
+            add(notes, update_sections(notes, sections))
     add(repo / "docs" / "step-diffs.md", update_sections(
         repo / "docs" / "step-diffs.md", {"diff-sizes": diff_sizes_section(repo, directories)},
         template=STEP_DIFFS_TEMPLATE))
