@@ -2,9 +2,11 @@
 heuristics by plots/pictures_tiles.py (geometry), plots/pictures_time.py (time and the
 split of work), plots/pictures_plan.py (step 21's choice of tile over the shapes),
 plots/pictures_split.py (step 30's choice of where A is split over the shapes) and
-plots/pictures_pass.py (step 31's one pass before the GEMM and its teams of threads) and
+plots/pictures_pass.py (step 31's one pass before the GEMM and its teams of threads),
 plots/pictures_demand.py (step 32's block with no pass before it, and its splitters' vectors),
-so that a picture stays true when a knob moves."""
+plots/pictures_raw.py (step 33's k tile with A as its own big part, and a value's two parts)
+and plots/pictures_columns.py (step 34's warp 0 and consumers, and where a column of B lies
+among a warp's lanes), so that a picture stays true when a knob moves."""
 
 from __future__ import annotations
 
@@ -16,7 +18,8 @@ from plots.schema import warn
 
 PICTURES_DIR = Path("docs") / "pictures"
 MODULES = ("plots.pictures_tiles", "plots.pictures_time", "plots.pictures_plan", "plots.pictures_split",
-           "plots.pictures_pass", "plots.pictures_demand")
+           "plots.pictures_pass", "plots.pictures_demand", "plots.pictures_raw",
+           "plots.pictures_columns")
 
 
 def drawers() -> dict[str, Callable[[Path], str]]:
