@@ -276,6 +276,14 @@ FAULTS = [
     ("3xTF32: the consumers' column maxima never stored", "34_columns_by_consumers",
      [("if (t == 0) col_max[consumer * WGMMA_M + operand_col(warp, h, g)] = m;", "")],
      [("--check --sizes 129x257x700,256x256x16384,1000x1000x300 --alpha 1.5 --beta 0 --exponents 120,-134", "check")]),
+    # Step 35 split once with its splitters never reading the rows' largest magnitudes from the
+    # pass: the second sweep, voted by B's huge columns, leaves subnormal rows of A unscaled,
+    # and their small parts fall below FP32's normal range (forced once: the rule splits
+    # 129x257x700 in the pipeline).
+    ("3xTF32: split once, the pass's row maxima never read", "35_small_part_pass",
+     [("row_max[r] = block_row + r < p.M ? max_bits.bits(block_row + r) : 0u;", "row_max[r] = 0u;"),
+      ('static const char* forced = std::getenv("SGEMM_SPLIT");', 'static const char* forced = "once";')],
+     [("--check --sizes 129x257x700,1024x1024x1024,2048x2048x256 --alpha 1.5 --beta 0 --exponents -134,120", "check")]),
 ]
 
 LIMIT = re.compile(r"FP32-grade limit ([0-9.e+]+) u")

@@ -83,6 +83,8 @@ CHANGED = {
     ("32_scaled_on_demand", "split_once"): "the pipeline has no pass before it: splitting once pays the whole pass (its reads, its writes, its launch PASS_US)",
     ("32_scaled_on_demand", "launch"): "no pass where A is split in the pipeline: each block finds its own rows' and columns' largest magnitudes; the GEMM launched without overlap there",
     ("33_raw_big_part", "launch"): "in the pipeline, the kernel whose first sweep takes A itself as its big part where K >= RAW_MIN_K, step 32's below",
+    ("35_small_part_pass", "split_once"): "the pass reads A once and writes its small part (8 MK bytes); below RAW_MIN_K never once",
+    ("35_small_part_pass", "launch"): "split once, the pass writes A's small parts alone and the GEMM reads A itself (aligned) as the big part",
     ("29_split_once", "launch"): "the split pass between the first pass and the GEMM; TMA maps of A's two parts in the workspace; A no longer copied to an aligned workspace",
 }
 IGNORED = {"sgemm_kernel"}  # the idea itself
