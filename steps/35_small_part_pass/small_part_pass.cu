@@ -7,13 +7,15 @@
 //         its consumers keep B's columns' largest magnitudes (step 34), its splitters read the
 //         rows' from the pass, and a block with a row or column that needs a factor runs the
 //         pipeline's scaled second sweep. Where K < RAW_MIN_K, A is split in the pipeline.
+//         Their maxima (step 34's) now run in the split-once GEMM as well, so they take one
+//         instruction a value: FMNMX with |b| and .NAN (largest_magnitude), where step 34 took two.
 // Why:    the pass is what stands between the split-once GEMM and the bench's squares: at
 //         4096^3 the GEMM alone takes 1.11 ms, the pass 99 us (profiles/kernel_times_30_31.csv).
 //         It read A and B and wrote A's two parts, 12 MK + 4 KN bytes (256 MiB at 4096^3); now it
 //         reads A and writes one part, 8 MK bytes (128 MiB): half, about 50 us fewer there.
 // Where:  small_parts_of_rows (the pass), sgemm_kernel<true, true> (warp 0 copies the small
-//         parts in the first sweep; the splitters' rows from max_bits), split_once (the pass's
-//         price), launch.
+//         parts in the first sweep; the splitters' rows from max_bits; largest_magnitude in the
+//         consumers' first sweep), split_once (the pass's price), launch.
 // Watch:  1024^3 to 4096^3 (split once); the survey's short-K shapes (now in the pipeline);
 //         the consumers' registers (-Xptxas -v); the scaled classes (--exponents), which now
 //         take the second sweep where A is split once.
@@ -175,6 +177,17 @@ __device__ __forceinline__ void tf32_split(float x, float& big, float& small) {
 __device__ __forceinline__ float small_of_truncated(float x) {
   const float truncated = __uint_as_float(__float_as_uint(x) & 0xffffe000u);
   return tf32_round((x - truncated) * SMALL_SCALE);
+}
+
+// The larger of m and |x|, or a NaN where either is one: one FMNMX with its |x| and .NAN
+// modifiers (PTX max.NaN), where the largest of the bits without their sign (step 34's,
+// by which a NaN also beats an Inf) took two instructions. The consumers keep B's columns'
+// largest magnitudes with it in every first sweep: with step 34's two, step 35's split-once
+// GEMM ran 4% slower at 4096^3 than with none (the notes).
+__device__ __forceinline__ float largest_magnitude(float m, float x) {
+  float r;
+  asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(m), "f"(fabsf(x)));
+  return r;
 }
 
 // The pass before the GEMM where A is split once: each row of A is read by one team of TEAM
@@ -530,7 +543,7 @@ __global__ void __launch_bounds__(THREADS, 1)
   float acc[64];           // this thread's part of C^T (big x big), summed in FP32 over the k tiles
   float d[64];             // wgmma's accumulator for one k tile's big x big
   float d_small[64];       // wgmma's accumulator for the two products with a small part, 2^10 too large, all k tiles
-  unsigned seen[2] = {};   // in the first sweep, the largest magnitudes (float bits) of this thread's two columns of B
+  float seen[2] = {};      // in the first sweep, the largest magnitudes of this thread's two columns of B (a NaN, where one was seen)
   // One sweep over the piece's k tiles, the ring's uses n0 .. n0 + k_tiles - 1. In the first
   // sweep (n0 = 0) the A tile is its own big part, untouched by the splitters. Split once, TMA
   // brings its small parts too: nothing to wait for. In the pipeline the splitters write its
@@ -564,7 +577,7 @@ __global__ void __launch_bounds__(THREADS, 1)
         for (int h = 0; h < 2; ++h) {
           // k = 8 step + t + 4 kh: 8 rows further per step, the same swizzle phase (k % 8).
           const float b = *reinterpret_cast<const float*>(b_tile + frag_offset[kh][h] + step * WGMMA_K * 128) * factor[h];
-          if constexpr (first) seen[h] = max(seen[h], __float_as_uint(b) & 0x7fffffffu);
+          if constexpr (first) seen[h] = largest_magnitude(seen[h], b);
           float big, small;
           tf32_split(b, big, small);
           b_big[step][h + 2 * kh] = __float_as_uint(big);
@@ -620,7 +633,7 @@ __global__ void __launch_bounds__(THREADS, 1)
     bool needs = false;
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
-      unsigned m = seen[h];
+      unsigned m = __float_as_uint(seen[h]);
       m = max(m, __shfl_xor_sync(0xffffffffu, m, 1));
       m = max(m, __shfl_xor_sync(0xffffffffu, m, 2));
       if (t == 0) col_max[consumer * WGMMA_M + operand_col(warp, h, g)] = m;
