@@ -190,18 +190,22 @@ __device__ __forceinline__ float largest_magnitude(float m, float x) {
 // writes only the small part of each value, small_of_truncated, unscaled, to a_small
 // ([M][ldw], ldw: K rounded up to 4, so that TMA may read the rows), and raises the row's
 // entry of max_bits with its largest magnitude: the GEMM's splitters read it for their vote.
+// Where A's rows are not 16-byte aligned for TMA (a_copy not null), it writes each value to an
+// aligned copy of A at the same place too, which the GEMM then reads as the big part: one read
+// of A, where a copy before the pass would read and write A once more.
 // A value's small part needs no factor, so each chunk is read once (step 31's pass read a
 // long row twice: for its largest magnitude, then to split it scaled). A row that needs a
 // factor, or holds an Inf or a NaN, is voted to the GEMM's second sweep, which splits the A
 // tiles itself: its small parts here are never read.
 template <int TEAM>
 __device__ __forceinline__ void small_parts_of_rows(const sgemm::Problem& p, const Magnitudes& max_bits, float* a_small,
-                                                    int ldw) {
+                                                    float* a_copy, int ldw) {
   constexpr int ROWS = PASS_THREADS / TEAM, CHUNK = TEAM * PASS_LOADS;  // rows per block, k per chunk
   const int member = threadIdx.x % TEAM, row = blockIdx.x * ROWS + threadIdx.x / TEAM;
   const bool live = row < p.M;  // a team past the last row still meets its block's barrier
   const float* a = p.A + static_cast<long long>(row) * p.lda;
   float* small = a_small + static_cast<long long>(row) * ldw;
+  float* copy = a_copy == nullptr ? nullptr : a_copy + static_cast<long long>(row) * ldw;
   unsigned m = 0;
   for (int k0 = 0; k0 < p.K; k0 += CHUNK) {
     float v[PASS_LOADS];
@@ -214,7 +218,10 @@ __device__ __forceinline__ void small_parts_of_rows(const sgemm::Problem& p, con
     for (int i = 0; i < PASS_LOADS; ++i) {
       const int k = k0 + TEAM * i + member;
       m = max(m, __float_as_uint(v[i]) & 0x7fffffffu);
-      if (live && k < p.K) small[k] = small_of_truncated(v[i]);
+      if (live && k < p.K) {
+        small[k] = small_of_truncated(v[i]);
+        if (copy != nullptr) copy[k] = v[i];
+      }
     }
   }
   m = __reduce_max_sync(0xffffffffu, m);
@@ -228,15 +235,16 @@ __device__ __forceinline__ void small_parts_of_rows(const sgemm::Problem& p, con
   if (live && member == 0 && m != 0) max_bits.raise(row, m);
 }
 
-// A's small parts and its rows' largest magnitudes, TEAM threads to a row.
+// A's small parts and its rows' largest magnitudes (and where A is not aligned for TMA, its
+// aligned copy), TEAM threads to a row.
 template <int TEAM>
 __global__ void __launch_bounds__(PASS_THREADS)
-    small_parts_of_a_for_sgemm_kernel(sgemm::Problem p, Magnitudes max_bits, float* a_small, int ldw) {
+    small_parts_of_a_for_sgemm_kernel(sgemm::Problem p, Magnitudes max_bits, float* a_small, float* a_copy, int ldw) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   // The GEMM may start launching now; its griddepcontrol.wait waits for this whole grid.
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 #endif
-  small_parts_of_rows<TEAM>(p, max_bits, a_small, ldw);
+  small_parts_of_rows<TEAM>(p, max_bits, a_small, a_copy, ldw);
 }
 
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -933,26 +941,32 @@ void launch(const sgemm::Problem& p, cudaStream_t stream) {
                                : (once ? "split-K/split-once" : "split-K/in-pipeline"),
                    splits);
   int lda = p.lda, ldb = p.ldb;
-  const float* a = aligned_operand(p.A, p.M, p.K, lda, 0, stream);  // either place, A itself is the big part TMA reads
   const float* b = aligned_operand(p.B, p.K, p.N, ldb, 1, stream);
   // Split once: the pass writes A's small parts and every row's largest magnitude (the
-  // consumers keep B's columns'). In the pipeline no pass runs: each block finds its own rows'
-  // and columns' largest magnitudes as its first sweep goes.
+  // consumers keep B's columns'), and where A's rows are not aligned for TMA, A's aligned copy
+  // as well. In the pipeline no pass runs: A is copied to an aligned workspace where it needs
+  // one, and each block finds its own rows' and columns' largest magnitudes as its first sweep
+  // goes. Either way, A itself is the big part TMA reads.
   Magnitudes max_bits = {};
-  const CUtensorMap map_a = tensor_map(a, p.M, p.K, lda, BM, TUNE_SPLIT);  // boxes [BM][TUNE_SPLIT]
-  CUtensorMap map_a_small = map_a;  // in the pipeline, not read
+  CUtensorMap map_a, map_a_small;  // boxes [BM][TUNE_SPLIT]
   if (once) {
     max_bits = magnitudes_workspace(p.M, stream);
-    // The small parts row by row, K rounded up to 4 (TMA's 16-byte row stride).
+    // The small parts (and A's copy) row by row, K rounded up to 4 (TMA's 16-byte row stride).
     const int ldw = sgemm::ceil_div(p.K, 4) * 4;
-    float* a_small = split_workspace(std::size_t(p.M) * ldw, stream);
+    const bool aligned = reinterpret_cast<uintptr_t>(p.A) % 16 == 0 && p.lda % 4 == 0;
+    float* a_small = split_workspace((aligned ? 1 : 2) * std::size_t(p.M) * ldw, stream);
+    float* a_copy = aligned ? nullptr : a_small + std::size_t(p.M) * ldw;
     const int team = team_size(p.K);
     auto* pass = team == 32   ? small_parts_of_a_for_sgemm_kernel<32>
                  : team == 64  ? small_parts_of_a_for_sgemm_kernel<64>
                  : team == 128 ? small_parts_of_a_for_sgemm_kernel<128>
                                : small_parts_of_a_for_sgemm_kernel<PASS_THREADS>;
-    pass<<<sgemm::ceil_div(p.M, PASS_THREADS / team), PASS_THREADS, 0, stream>>>(p, max_bits, a_small, ldw);
+    pass<<<sgemm::ceil_div(p.M, PASS_THREADS / team), PASS_THREADS, 0, stream>>>(p, max_bits, a_small, a_copy, ldw);
+    map_a = aligned ? tensor_map(p.A, p.M, p.K, lda, BM, TUNE_SPLIT) : tensor_map(a_copy, p.M, p.K, ldw, BM, TUNE_SPLIT);
     map_a_small = tensor_map(a_small, p.M, p.K, ldw, BM, TUNE_SPLIT);
+  } else {
+    const float* a = aligned_operand(p.A, p.M, p.K, lda, 0, stream);
+    map_a = map_a_small = tensor_map(a, p.M, p.K, lda, BM, TUNE_SPLIT);  // the pipeline reads no map_a_small
   }
   const CUtensorMap map_b = tensor_map(b, p.K, p.N, ldb, TUNE_SPLIT, B_BOX);  // boxes [TUNE_SPLIT][32]
   // Where K is short, the raw big part's error would show against an FP32 dot product's
