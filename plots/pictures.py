@@ -19,7 +19,7 @@ from plots.schema import warn
 PICTURES_DIR = Path("docs") / "pictures"
 MODULES = ("plots.pictures_tiles", "plots.pictures_time", "plots.pictures_plan", "plots.pictures_split",
            "plots.pictures_pass", "plots.pictures_demand", "plots.pictures_raw",
-           "plots.pictures_columns")
+           "plots.pictures_columns", "plots.pictures_small_pass", "plots.pictures_raw_b")
 
 
 def drawers() -> dict[str, Callable[[Path], str]]:

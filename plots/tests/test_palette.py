@@ -28,11 +28,11 @@ class PaletteTest(unittest.TestCase):
         self.assertEqual([names[n].label for n in (22, 36)],
                          ["22–36 3xTF32 on tensor cores"] * 2)
         self.assertIsNone(palette.chapter_of("00_cublas"))
-        self.assertIs(palette.chapter_of("35_later"), palette.OTHER)
+        self.assertIs(palette.chapter_of("37_later"), palette.OTHER)
         self.assertIs(palette.chapter_of("unnumbered"), palette.OTHER)
 
     def test_no_colour_for_two_steps(self):
-        steps = TUTORIAL + ["35_later", "36_later", "unnumbered"]
+        steps = TUTORIAL + ["37_later", "38_later", "unnumbered"]
         colors = [hex_color(palette.step_color(step, steps)) for step in steps]
         self.assertEqual(len(set(colors)), len(steps), colors)
 
