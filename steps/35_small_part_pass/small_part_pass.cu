@@ -1,8 +1,8 @@
 // Step 35 - the pass writes A's small part alone                     previous: 34_columns_by_consumers
 // Change: where A is split once, A itself is the big part there too (the tensor core reads its
 //         top 19 bits, as in the pipeline since step 33): the pass before the GEMM reads each
-//         row of A once and writes only its small part, x minus x truncated, unscaled, and the
-//         row's largest magnitude. It no longer reads B. The split-once GEMM is the pipeline's
+//         row of A once and writes only its small part (x minus x truncated, times 2^10, rounded;
+//         without the row's factor), and the row's largest magnitude. It no longer reads B. The split-once GEMM is the pipeline's
 //         kernel with TMA bringing the small parts: its first sweep has nothing to wait for,
 //         its consumers keep B's columns' largest magnitudes (step 34), its splitters read the
 //         rows' from the pass, and a block with a row or column that needs a factor runs the
@@ -193,7 +193,7 @@ __device__ __forceinline__ float largest_magnitude(float m, float x) {
 // The pass before the GEMM where A is split once: each row of A is read by one team of TEAM
 // threads (a warp, two, four or the whole block, the fewest whose PASS_LOADS loads each
 // cover K), in chunks of TEAM PASS_LOADS values. A itself is the GEMM's big part, so the pass
-// writes only the small part of each value, small_of_truncated, unscaled, to a_small
+// writes only the small part of each value, small_of_truncated, without the row's factor, to a_small
 // ([M][ldw], ldw: K rounded up to 4, so that TMA may read the rows), and raises the row's
 // entry of max_bits with its largest magnitude: the GEMM's splitters read it for their vote.
 // Where A's rows are not 16-byte aligned for TMA (a_copy not null), it writes each value to an

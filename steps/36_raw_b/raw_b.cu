@@ -6,8 +6,8 @@
 //         with an Inf or a NaN is voted to the second sweep (Inf - Inf would be a NaN small
 //         part), whose split keeps step 27's handling of them.
 // Why:    after step 35, the consumers' work between two k tiles is what keeps the tensor cores
-//         from their peak: their column maxima alone, 16 instructions a k tile, cost 4% at
-//         4096^3 (35's notes). The split of B's 16 values is 160.
+//         from their peak: their column maxima alone, 32 instructions a k tile, cost 4% at
+//         4096^3 against none (35's notes). The split of B's 16 values is about 160.
 // Where:  the consumers' first sweep (raw_b), their vote; RAW_MIN_K's bound.
 // Watch:  2048^3 to 8192^3; the error columns (two truncated parts drop up to 2^-20 of |a b| a
 //         product, where one dropped 2^-21); K just above RAW_MIN_K; --specials (Inf and NaN in B).
@@ -187,7 +187,7 @@ __device__ __forceinline__ float largest_magnitude(float m, float x) {
 // The pass before the GEMM where A is split once: each row of A is read by one team of TEAM
 // threads (a warp, two, four or the whole block, the fewest whose PASS_LOADS loads each
 // cover K), in chunks of TEAM PASS_LOADS values. A itself is the GEMM's big part, so the pass
-// writes only the small part of each value, small_of_truncated, unscaled, to a_small
+// writes only the small part of each value, small_of_truncated, without the row's factor, to a_small
 // ([M][ldw], ldw: K rounded up to 4, so that TMA may read the rows), and raises the row's
 // entry of max_bits with its largest magnitude: the GEMM's splitters read it for their vote.
 // Where A's rows are not 16-byte aligned for TMA (a_copy not null), it writes each value to an
