@@ -54,7 +54,7 @@ constexpr int L2_BANDWIDTH_RATIO = SGEMM_KNOB(L2_BANDWIDTH_RATIO, 4);  // partia
 constexpr int REDUCE_THREADS = SGEMM_KNOB(REDUCE_THREADS, 256);     // threads per block of the reduction kernel
 constexpr int PASS_THREADS = SGEMM_KNOB(PASS_THREADS, 256);  // threads per block of the pass before the GEMM (either place)
 constexpr int PASS_LOADS = SGEMM_KNOB(PASS_LOADS, 16);       // loads each thread of a pass has in flight at once
-constexpr int RAW_MIN_K = SGEMM_KNOB(RAW_MIN_K, 32);  // in the pipeline, A itself is its big part where K is at least this (small_of_truncated says why)
+constexpr int RAW_MIN_K = SGEMM_KNOB(RAW_MIN_K, 32);  // A itself is its big part in the first sweep (either place) where K is at least this (small_of_truncated says why)
 constexpr int UNSCALED_EXPONENT = SGEMM_KNOB(UNSCALED_EXPONENT, 100);  // rows and columns with their largest magnitude in [2^-E, 2^(E+1)) are not scaled
 constexpr int IN_PIPELINE_SPLIT_PERCENT = SGEMM_KNOB(IN_PIPELINE_SPLIT_PERCENT, 32);  // the pipeline's split makes the GEMM this much slower
 constexpr int TENSOR_PERCENT = SGEMM_KNOB(TENSOR_PERCENT, 60);  // the GEMM without a split in its pipeline, in % of the TF32 peak (the notes)
@@ -168,7 +168,7 @@ __device__ __forceinline__ void tf32_split(float x, float& big, float& small) {
   small = fabsf(rest) < INFINITY ? tf32_round(rest) : rest;
 }
 
-// The small part of x where x itself is the big part (the pipeline's first sweep): the tensor
+// The small part of x where x itself is the big part (the first sweep, and the pass): the tensor
 // core reads only x's top 19 bits, x truncated to TF32, so the small part is the rest, x minus
 // x truncated, exact in FP32 and of x's sign. It is below 2^-10 |x| (one-sided: twice
 // tf32_split's bound of 2^-11), and is scaled by 2^10 and rounded to TF32 as there, so it stays
