@@ -47,12 +47,15 @@ endforeach()
 # depends on the product A B. TILE runs every set with the environment variable
 # SGEMM_TILE=NAME, tests gpu.TARGET.NAME.SET: a step that chooses its tile from the shape
 # (step 21) has each tile tested on every set, not only on the shapes its rule gives that
-# tile. SPLIT does the same with SGEMM_SPLIT=PLACE (step 30: where A is split).
+# tile. SPLIT does the same with SGEMM_SPLIT=PLACE (step 30: where A is split). Both together
+# (step 37: a tile at each place) name the tests gpu.TARGET.NAME.PLACE.SET and set both.
 function(sgemm_add_gpu_tests step)
   cmake_parse_arguments(arg "EXPECT_FAILURE" "TILE;SPLIT" "" ${ARGN})
   set(expect_failure ${arg_EXPECT_FAILURE})
   set(prefix gpu.${step})
-  if(arg_TILE)
+  if(arg_TILE AND arg_SPLIT)
+    set(prefix gpu.${step}.${arg_TILE}.${arg_SPLIT})
+  elseif(arg_TILE)
     set(prefix gpu.${step}.${arg_TILE})
   elseif(arg_SPLIT)
     set(prefix gpu.${step}.${arg_SPLIT})
@@ -90,7 +93,9 @@ function(sgemm_add_gpu_tests step)
     add_test(NAME ${prefix}.${name} COMMAND ${command})
     set_tests_properties(${prefix}.${name} PROPERTIES
       LABELS "${labels}" SKIP_RETURN_CODE 3 TIMEOUT 600)
-    if(arg_TILE)
+    if(arg_TILE AND arg_SPLIT)
+      set_tests_properties(${prefix}.${name} PROPERTIES ENVIRONMENT "SGEMM_TILE=${arg_TILE};SGEMM_SPLIT=${arg_SPLIT}")
+    elseif(arg_TILE)
       set_tests_properties(${prefix}.${name} PROPERTIES ENVIRONMENT "SGEMM_TILE=${arg_TILE}")
     elseif(arg_SPLIT)
       set_tests_properties(${prefix}.${name} PROPERTIES ENVIRONMENT "SGEMM_SPLIT=${arg_SPLIT}")
