@@ -86,11 +86,19 @@ CHANGED = {
     ("35_small_part_pass", "split_once"): "the pass reads A once and writes its small part (8 MK bytes); below RAW_MIN_K never once",
     ("35_small_part_pass", "launch"): "split once, the pass writes A's small parts alone and the GEMM reads A itself (aligned) as the big part",
     ("29_split_once", "launch"): "the split pass between the first pass and the GEMM; TMA maps of A's two parts in the workspace; A no longer copied to an aligned workspace",
+    ("37_tile_by_shape", "tile_us"): "a k tile's time for either tile: the narrow tile's NARROW_TILE_PERCENT of the wide one's",
+    ("37_tile_by_shape", "partial_sums_tile_times"): "in the tile-times of the tile being planned (its bn)",
+    ("37_tile_by_shape", "tile_times"): "the estimate of either tile (its bn)",
+    ("37_tile_by_shape", "choose_splits"): "the pieces of K for either tile (its bn)",
+    ("37_tile_by_shape", "launch_with"): "not step 21's helper: a function of the same name that launches one tile's kernels with its plan",
+    ("37_tile_by_shape", "launch"): "the tile chosen from the shape (choose_tile), then launch_with<that tile's BN>",
+    ("37_tile_by_shape", "main"): "the shared memory the harness checks is the wide tile's, shared_bytes(BN)",
 }
 IGNORED = {"sgemm_kernel"}  # the idea itself
 FIRST_KERNEL_STEP = "01_initial"  # step 00 calls cuBLAS: nothing of it is shared
 
 NAME = re.compile(r"(\w+)\s*\(")
+LAUNCH_BOUNDS = re.compile(r"__launch_bounds__\s*\((?:[^()]|\([^()]*\))*\)")
 
 
 def helpers(path: Path) -> dict[str, str]:
@@ -112,7 +120,8 @@ def helpers(path: Path) -> dict[str, str]:
                 break
             i += 1
         text = "\n".join(lines[start:i + 1])
-        names = [n for n in NAME.findall(text.split("{")[0]) if n not in ("__launch_bounds__", "__maxnreg__", "template")]
+        head = LAUNCH_BOUNDS.sub("", text.split("{")[0])  # its arguments may call functions (step 37's threads(BN))
+        names = [n for n in NAME.findall(head) if n not in ("__maxnreg__", "template")]
         if opened and names:
             found[names[0]] = text
         i += 1

@@ -366,7 +366,7 @@ __global__ void __launch_bounds__(threads(BN), 1)
   auto stage_b = [&](int s) { return shared + s * STAGE_BYTES + 2 * A_TILE_BYTES; };  // [BN/32][TUNE_SPLIT][32]
   uint64_t* full = reinterpret_cast<uint64_t*>(shared + STAGES * STAGE_BYTES);  // TMA landed
   uint64_t* split = full + STAGES;   // the splitters wrote the A tile's small parts (the pipeline's first sweep) or rewrote it as its big part too (a second sweep)
-  uint64_t* empty = split + STAGES;  // both consumers are done with the stage
+  uint64_t* empty = split + STAGES;  // every consumer (one or two) is done with the stage
   uint64_t* decided = empty + STAGES;  // every thread has voted on a second sweep
   unsigned* second_sweep = reinterpret_cast<unsigned*>(decided + 1);  // the vote: 1 if any thread needs it
   float* col_factor = reinterpret_cast<float*>(decided + 2);  // [BN]: 2^-t of each of the block's columns of B
@@ -1044,7 +1044,7 @@ void launch_with(const sgemm::Problem& p, const Plan& plan, cudaStream_t stream)
   }
   const CUtensorMap map_b = tensor_map(b, p.K, p.N, ldb, TUNE_SPLIT, B_BOX);  // boxes [TUNE_SPLIT][32]
   // Where K is short, the raw big part's error would show against an FP32 dot product's
-  // (small_of_truncated): step 32's split in the pipeline there (split_once never picks once).
+  // (small_of_truncated): step 32's split in the pipeline there (split_place never picks once).
   auto* gemm = once                ? sgemm_kernel<TILE_BN, true, true>
                : p.K >= RAW_MIN_K ? sgemm_kernel<TILE_BN, false, true>
                                   : sgemm_kernel<TILE_BN, false, false>;
