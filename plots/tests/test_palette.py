@@ -11,7 +11,7 @@ from plots import palette
 from plots.figures import _RC, plot_gflops_vs_size, plot_ratio_heatmap
 from plots.tests.helpers import assert_nothing_cut_off, figure_texts, synthetic_gpu
 
-TUTORIAL = [f"{n:02d}_step{n}" for n in range(35)]
+TUTORIAL = [f"{n:02d}_step{n}" for n in range(39)]
 
 
 def hex_color(color) -> str:
@@ -28,11 +28,11 @@ class PaletteTest(unittest.TestCase):
         self.assertEqual([names[n].label for n in (22, 38)],
                          ["22–38 3xTF32 on tensor cores"] * 2)
         self.assertIsNone(palette.chapter_of("00_cublas"))
-        self.assertIs(palette.chapter_of("37_later"), palette.OTHER)
+        self.assertIs(palette.chapter_of("39_later"), palette.OTHER)
         self.assertIs(palette.chapter_of("unnumbered"), palette.OTHER)
 
     def test_no_colour_for_two_steps(self):
-        steps = TUTORIAL + ["37_later", "38_later", "unnumbered"]
+        steps = TUTORIAL + ["39_later", "40_later", "unnumbered"]
         colors = [hex_color(palette.step_color(step, steps)) for step in steps]
         self.assertEqual(len(set(colors)), len(steps), colors)
 

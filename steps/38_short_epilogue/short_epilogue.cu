@@ -5,10 +5,10 @@
 //         multiply, a test of its row and column, and a store. Steps 25-37 decided per sum.
 // Why:    on small shapes a block's time is mostly fixed cost, not k tiles: at 128 x 64 x K step
 //         37 took 14-18 us for every K from 32 to 2048 (H100). ncu's stall samples there are led
-//         by "no instruction": the epilogue's code spans 3,160 instructions (a sum's store is
-//         written twice, for C and for the partial sums, behind tests made per sum), read once
-//         per block from an instruction cache that the L2 flush before every timed run leaves
-//         cold; at 128^3, 70% of the kernel's warp instructions ran after its last wgmma.
+//         by "no instruction": the epilogue's code spans 3,161 instructions (four stores a sum,
+//         one to the partial sums and the others to C, behind tests made per sum), read once per
+//         block from an instruction cache that the L2 flush before every timed run leaves cold;
+//         at 128^3, 70% of the kernel's warp instructions ran after its last wgmma.
 // Where:  the end of sgemm_kernel (store).
 // Watch:  the small shapes (128^3 to 640^3, 96x200x300), beta != 0, split-K (the partial sums),
 //         the scaled classes (--exponents).
@@ -687,8 +687,8 @@ __global__ void __launch_bounds__(threads(BN), 1)
   // the reduction reads only what was written. All of K: C itself, as in step 25. Where the
   // sums go, and alpha and beta, are the same for every sum of the block: they are chosen once,
   // and each case gets its own loop, so each sum is a multiply, a test of its row and column
-  // and a store (steps 25-37 chose per sum: 3,160 instructions of code between the first and
-  // the last store, read once per block from a cold instruction cache: the notes).
+  // and a store (steps 25-37 chose per sum: 3,161 instructions of code from the first store to
+  // the last, read once per block from a cold instruction cache: the notes).
   const bool to_slice = partials != nullptr;
   float* const out = to_slice ? partials + std::size_t(blockIdx.y) * p.M * ld_partials : p.C;
   const long long ld = to_slice ? ld_partials : p.ldc;
