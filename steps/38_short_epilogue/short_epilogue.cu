@@ -2,7 +2,9 @@
 // Change: the consumers' stores of C: where the sums go (C or a piece's partial sums), alpha
 //         and beta, and whether the block ran a second sweep are the same for the whole block,
 //         so they are decided once, and each of the four cases has its own loop: a sum is a
-//         multiply, a test of its row and column, and a store. Steps 25-37 decided per sum.
+//         multiply, one predicate (its row's test and its column's) and a store through a row
+//         pointer stepped 8 rows at a time. Steps 25-37 decided per sum, and each sum's
+//         address was computed anew in 64 bits.
 // Why:    on small shapes a block's time is mostly fixed cost, not k tiles: at 128 x 64 x K step
 //         37 took 14-18 us for every K from 32 to 2048 (H100). ncu's stall samples there are led
 //         by "no instruction": the epilogue's code spans 3,161 instructions (four stores a sum,
@@ -686,9 +688,9 @@ __global__ void __launch_bounds__(threads(BN), 1)
   // [M][ld_partials], columns up to ld_partials (N rounded up to 4: zeros past N) so that
   // the reduction reads only what was written. All of K: C itself, as in step 25. Where the
   // sums go, and alpha and beta, are the same for every sum of the block: they are chosen once,
-  // and each case gets its own loop, so each sum is a multiply, a test of its row and column
-  // and a store (steps 25-37 chose per sum: 3,161 instructions of code from the first store to
-  // the last, read once per block from a cold instruction cache: the notes).
+  // and each case gets its own loop, so each sum is a multiply, a predicate and a store (steps
+  // 25-37 chose per sum: 3,161 instructions of code from the first store to the last, read once
+  // per block from a cold instruction cache: the notes).
   const bool to_slice = partials != nullptr;
   float* const out = to_slice ? partials + std::size_t(blockIdx.y) * p.M * ld_partials : p.C;
   const long long ld = to_slice ? ld_partials : p.ldc;
@@ -709,23 +711,29 @@ __global__ void __launch_bounds__(threads(BN), 1)
 #pragma unroll
       for (int v = 0; v < 2; ++v) row_exponent[j][v] = scale_exponent(row_max[8 * j + 2 * t + v]);
   }
-  // SCALED and BETA_ZERO (std::bool_constant): the four loops, compiled apart.
+  // SCALED and BETA_ZERO (std::bool_constant): the four loops, compiled apart. A thread's two
+  // columns are 4 apart (operand_col: h adds 4), so one pointer per row serves both (the second
+  // store at +16 bytes); the two rows' pointers step 8 rows at a time; each store's predicate is
+  // its row's test combined with its column's, tested once.
   auto store = [&](auto SCALED, auto BETA_ZERO) {
+    const int col = col0 + operand_col(warp, 0, g);
+    const bool col_in[2] = {col < cols, col + 4 < cols};
+    const int rows_left = p.M - row0;  // row 8 j + v of this thread's is in C where 8 j + v < rows_left
+    float* at[2] = {out + row0 * ld + col, out + (row0 + 1) * ld + col};  // rows row0 + 8 j + v, v = 0, 1
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const int col = col0 + operand_col(warp, h, g);
-      if (col >= cols) continue;
+    for (int j = 0; j < BM / 8; ++j) {
 #pragma unroll
-      for (int j = 0; j < BM / 8; ++j)
+      for (int v = 0; v < 2; ++v)
 #pragma unroll
-        for (int v = 0; v < 2; ++v) {
-          const int row = row0 + 8 * j + v;
-          if (row >= p.M) continue;
+        for (int h = 0; h < 2; ++h) {
+          if (!(8 * j + v < rows_left && col_in[h])) continue;
           float sum = acc[4 * j + 2 * h + v];
           if constexpr (decltype(SCALED)::value) sum = times_pow2(sum, row_exponent[j][v] + col_exp[h]);
-          float& c = out[row * ld + col];
+          float& c = at[v][4 * h];
           c = decltype(BETA_ZERO)::value ? alpha * sum : alpha * sum + beta * c;  // beta 0: C is write-only
         }
+      at[0] += 8 * ld;
+      at[1] += 8 * ld;
     }
   };
   if (scaled) {
