@@ -1,11 +1,14 @@
 """Step 38's picture (plots/pictures_short_epilogue.py): what it reads from the profile (step 37's
-stretch of stores, both steps' kernel lengths), the four loops step 38 compiles and the check that
-their counts are of the profiled build and of the epilogue's current code, step 37's per-sum
-choice, the experiment's times and the pieces step 37's rule cuts K into, the survey's small
-shapes; and the picture: the same bytes every time, labels on the page and apart, the committed
-copy current, registered, and a change of the files or of the code seen in it or refused."""
+stretch of stores, the kernels' lengths of steps 37 and 38 and of step 38's first form), the four
+loops step 38 compiles and the check that their counts are of the profiled build and of the
+epilogue's current code, the first form's loops, step 37's per-sum choice, the experiment's times
+and the pieces step 37's rule cuts K into, the survey's small shapes (step 37 and step 38 from one
+run, the first form from another); and the picture: the same bytes every time, labels on the page
+and apart, the committed copy current, registered, and a change of the files or of the code seen
+in it or refused. The expected numbers are read from the committed files, not typed."""
 
 import csv
+import re
 import shutil
 import tempfile
 import unittest
@@ -24,9 +27,9 @@ NAME = "38_short_epilogue.svg"
 
 def copy_sources(root: Path) -> Path:
     """A repository holding only what the picture reads: the steps' kernel files, scripts/paths.py
-    (step 37's rule), tests/shapes.txt, the profile, the experiment and the two surveys."""
+    (step 37's rule), tests/shapes.txt, the profile and the two experiments."""
     files = [*(REPO_ROOT / "steps").glob("*/*.cu"), REPO_ROOT / "scripts" / "paths.py", REPO_ROOT / pse.SHAPES,
-             REPO_ROOT / pse.PROFILE, REPO_ROOT / pse.EXPERIMENT, *(REPO_ROOT / p for p in pse.SURVEYS.values())]
+             REPO_ROOT / pse.PROFILE, REPO_ROOT / pse.EXPERIMENT, REPO_ROOT / pse.FORMS]
     for source in files:
         destination = root / source.relative_to(REPO_ROOT)
         destination.parent.mkdir(parents=True, exist_ok=True)
@@ -44,6 +47,36 @@ def texts(canvas) -> list[str]:
     return [t.get_text() for t in canvas.ax.texts]
 
 
+def profile_text() -> str:
+    return (REPO_ROOT / pse.PROFILE).read_text(encoding="utf-8")
+
+
+def profile_loops(prefix: str) -> dict[tuple[bool, bool], int]:
+    """The profile's lines `{prefix}loop scaled S, beta zero B: N instructions`, read here apart."""
+    return {(a == "true", b == "true"): int(n) for a, b, n in
+            re.findall(rf"(?m)^{prefix}loop scaled (\w+), beta zero (\w+): (\d+) instructions", profile_text())}
+
+
+def profile_length(label: str, kernel: str) -> int:
+    return int(re.search(rf"(?m)^{re.escape(label)} {re.escape(kernel)} (\d+)$", profile_text()).group(1))
+
+
+def forms_rows() -> dict[str, dict[tuple[int, int, int], dict[str, str]]]:
+    """The two-forms experiment's rows by variant (as labelled in the file) and shape."""
+    out: dict[str, dict] = {}
+    with (REPO_ROOT / pse.FORMS).open(newline="", encoding="utf-8") as handle:
+        for r in csv.DictReader(handle):
+            out.setdefault(f"{r['step']}: {r['variant']}", {})[(int(r["m"]), int(r["n"]), int(r["k"]))] = r
+    return out
+
+
+def forms_row(step: str, variant_start: str, shape: tuple[int, int, int]) -> dict[str, str]:
+    rows = [v[shape] for label, v in forms_rows().items()
+            if label.startswith(f"{step}: {variant_start}") and shape in v]
+    assert len(rows) == 1, (step, variant_start, shape)
+    return rows[0]
+
+
 def draw(repo: Path):
     with matplotlib.style.context("default"), matplotlib.rc_context(pt._RC):
         return pse.draw_short_epilogue(repo)
@@ -56,21 +89,48 @@ class ProfileTest(unittest.TestCase):
         self.assertEqual((profile.stretch, profile.stores, profile.ran), (3161, 256, 1484))
         self.assertEqual((profile.after_wgmma, profile.executed), (27318, 39270))
         self.assertEqual(round(100 * profile.after_wgmma / profile.executed), 70)
-        self.assertEqual(profile.lengths[(37, profile.kernel)], 6144)
-        self.assertEqual(profile.lengths[(38, profile.kernel)], 8136)
+        self.assertEqual(profile.lengths[(37, profile.kernel)], profile_length("37_tile_by_shape", profile.kernel))
+        self.assertEqual(profile.lengths[(38, profile.kernel)], profile_length("38_short_epilogue", profile.kernel))
+        self.assertEqual(profile.lengths[(38, profile.kernel)], pse.LOOPS_KERNEL_LENGTH)
         self.assertEqual(len(profile.lengths), 12, "six kernels of each step")
+        self.assertEqual(profile.first_lengths[profile.kernel],
+                         profile_length("step 38's first form:", profile.kernel))
+        self.assertEqual(len(profile.first_lengths), 6, "six kernels of the first form")
+        self.assertLess(profile.lengths[(38, profile.kernel)], profile.lengths[(37, profile.kernel)],
+                        "the final form's kernel is shorter than step 37's")
+        self.assertGreater(profile.first_lengths[profile.kernel], profile.lengths[(37, profile.kernel)],
+                           "the first form's was longer")
 
     def test_the_loops_are_of_the_profiled_build(self):
         counted = pse.loops(REPO_ROOT, pse.Profile.read(REPO_ROOT))
-        self.assertEqual(counted, {(False, False): 942, (False, True): 998, (True, False): 1631, (True, True): 1504})
+        self.assertEqual(counted, profile_loops(""))
+        self.assertEqual(list(counted), list(pse.LOOPS))
         self.assertEqual(pse.Profile.read(REPO_ROOT).lengths[(38, pse.LOOPS_KERNEL)], pse.LOOPS_KERNEL_LENGTH)
         self.assertLess(max(counted.values()), pse.Profile.read(REPO_ROOT).stretch, "each loop is shorter")
+        self.assertEqual(min(counted, key=counted.get), (False, True), "the unscaled beta-0 loop is the shortest")
+
+    def test_the_first_form_s_loops(self):
+        first = pse.first_form_loops(REPO_ROOT)
+        counted = pse.loops(REPO_ROOT, pse.Profile.read(REPO_ROOT))
+        self.assertEqual(first, profile_loops("first form: "))
+        self.assertNotEqual(first, counted, "the two forms' loops are read apart")
+        self.assertTrue(all(counted[case] < first[case] for case in pse.LOOPS), "each loop got shorter")
 
     def test_another_build_is_refused(self):
+        kernel = pse.LOOPS_KERNEL
         with tempfile.TemporaryDirectory() as tmp:
             repo = copy_sources(Path(tmp))
-            edit(repo / pse.PROFILE, "38_short_epilogue sgemm_kernel<64, 0, 1> 8136",
-                 "38_short_epilogue sgemm_kernel<64, 0, 1> 8200")
+            edit(repo / pse.PROFILE, f"38_short_epilogue {kernel} {pse.LOOPS_KERNEL_LENGTH}\n",
+                 f"38_short_epilogue {kernel} {pse.LOOPS_KERNEL_LENGTH + 64}\n")
+            with self.assertRaises(ValueError):
+                pse.PICTURES[NAME](repo)
+
+    def test_a_profile_without_the_first_form_is_refused(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            repo = copy_sources(Path(tmp))
+            path = repo / pse.PROFILE
+            path.write_text(re.sub(r"(?m)^first form: loop scaled true, beta zero true:.*\n", "",
+                                   path.read_text(encoding="utf-8")), encoding="utf-8")
             with self.assertRaises(ValueError):
                 pse.PICTURES[NAME](repo)
 
@@ -92,10 +152,19 @@ class SourceTest(unittest.TestCase):
     def test_a_changed_epilogue_is_refused(self):
         with tempfile.TemporaryDirectory() as tmp:
             repo = copy_sources(Path(tmp))
-            edit(pt.step_source_path(repo, 38), "float& c = out[row * ld + col];",
-                 "float& c = out[static_cast<long long>(row) * ld + col];")
+            edit(pt.step_source_path(repo, 38), "float& c = at[v][4 * h];", "float& c = at[v][4 * h + 0];")
             with self.assertRaises(ValueError):
                 pse.PICTURES[NAME](repo)
+
+    def test_a_store_per_address_is_refused(self):
+        """The picture says a sum is stored through a pointer per row under one predicate: the
+        first form's address per sum is refused by dispatch itself, whatever the hash says."""
+        with tempfile.TemporaryDirectory() as tmp:
+            repo = copy_sources(Path(tmp))
+            edit(pt.step_source_path(repo, 38), "float& c = at[v][4 * h];",
+                 "float& c = out[(row0 + 8 * j + v) * ld + col + 4 * h];")
+            with self.assertRaises(ValueError):
+                pse.dispatch(repo)
 
     def test_per_sum_dispatch_is_refused(self):
         with tempfile.TemporaryDirectory() as tmp:
@@ -136,8 +205,35 @@ class TimesTest(unittest.TestCase):
         self.assertEqual([r.shape for r in rows], [(128, 128, 128), (256, 256, 256), (384, 384, 384),
                                                    (512, 512, 512), (640, 640, 640), (96, 200, 300)])
         self.assertTrue(all(r.beta_zero and r.ordinary for r in rows))
-        self.assertEqual((round(rows[0].before_us, 1), round(rows[0].step_us, 1)), (13.9, 11.0))
+        for r in rows:
+            before = forms_row("37_tile_by_shape", "step 37, run of the final form", r.shape)
+            first = forms_row("38_short_epilogue", "first form:", r.shape)
+            final = forms_row("38_short_epilogue", "final form:", r.shape)
+            self.assertAlmostEqual(r.before_us, float(before["ms_median"]) * 1000)
+            self.assertAlmostEqual(r.first_us, float(first["ms_median"]) * 1000)
+            self.assertAlmostEqual(r.step_us, float(final["ms_median"]) * 1000)
+            self.assertAlmostEqual(r.cublas_us, float(final["cublas_ms_median"]) * 1000)
+            self.assertEqual(before["git_rev"], final["git_rev"], "step 37 and step 38: one run")
         self.assertTrue(all(r.step_us < r.before_us for r in rows))
+
+    def test_the_final_form_is_the_step_s_survey(self):
+        """The experiment's final-form rows are the step's survey rows (one run)."""
+        with (REPO_ROOT / pse.GPU / "survey" / "38_short_epilogue.csv").open(newline="", encoding="utf-8") as handle:
+            surveyed = {(int(r["m"]), int(r["n"]), int(r["k"])): r for r in csv.DictReader(handle)}
+        for r in pse.survey(REPO_ROOT):
+            self.assertEqual(float(surveyed[r.shape]["ms_median"]) * 1000, r.step_us)
+
+    def test_the_runs_are_told_apart(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            repo = copy_sources(Path(tmp))
+            final = forms_row("38_short_epilogue", "final form:", (128, 128, 128))
+            path = repo / pse.FORMS
+            text = path.read_text(encoding="utf-8")
+            line = next(l for l in text.splitlines() if l.startswith("38_short_epilogue,\"final form")
+                        and ",128,128,128," in l)
+            path.write_text(text.replace(line, line.replace(final["git_rev"], "0123456789ab")), encoding="utf-8")
+            with self.assertRaises(ValueError):
+                pse.survey(repo)
 
 
 class PictureTest(unittest.TestCase):
@@ -176,34 +272,60 @@ class PictureTest(unittest.TestCase):
 
     def test_what_is_drawn(self):
         drawn = texts(draw(REPO_ROOT))
-        for label in ("step 37", "step 38", "3,161 instructions, 256 stores", "942", "998", "1,631", "1,504",
+        profile = pse.Profile.read(REPO_ROOT)
+        counted, first = pse.loops(REPO_ROOT, profile), pse.first_form_loops(REPO_ROOT)
+        small = pse.survey(REPO_ROOT)[0]
+        for label in ("step 37", "step 38", f"{profile.stretch:,} instructions, {profile.stores} stores",
+                      *(f"{n:,}" for n in counted.values()), *(f"{n:,}" for n in first.values()),
                       "unscaled, beta 0", "scaled, beta != 0", "14.1", "18.2", "16 x 4", "1 x 1", "128^3",
-                      "96x200x300", "13.9 -> 11.0"):
+                      "96x200x300", f"{small.before_us:.1f} -> {small.step_us:.1f}"):
             self.assertIn(label, drawn)
         flat = [t.replace("\n", " ") for t in drawn]
-        self.assertTrue(any("1,484 of them ran" in t for t in flat))
-        self.assertTrue(any("1,992 instructions longer" in t and "(6,144 to 8,136)" in t and "70%" in t
-                            for t in flat))
+        self.assertTrue(any(f"{profile.ran:,} of them ran" in t for t in flat))
+        before, now = profile.lengths[(37, profile.kernel)], profile.lengths[(38, profile.kernel)]
+        then = profile.first_lengths[profile.kernel]
+        self.assertTrue(any(f"has {now:,} instructions, {before - now:,} shorter than step 37's {before:,}" in t
+                            and f"(its first form's {then:,}: {then - before:,} longer)" in t and "70%" in t
+                            for t in flat), "the kernel's length, shorter or longer as the profile says")
+        self.assertFalse(any("-" + f"{abs(now - before):,}" in t for t in flat), "no negative 'longer'")
         self.assertTrue(any("from K = 256" in t and "no block runs more than 4 k tiles" in t for t in flat))
+
+    def test_shorter_or_longer(self):
+        self.assertEqual(pse._change(6144, 5648), "496 shorter")
+        self.assertEqual(pse._change(6144, 8136), "1,992 longer")
+        self.assertEqual(pse._change(6144, 6144), "as long")
 
     def test_follows_the_files(self):
         with tempfile.TemporaryDirectory() as tmp:
             repo = copy_sources(Path(tmp))
             before = pse.PICTURES[NAME](repo)
             self.assertEqual(before, pse.PICTURES[NAME](REPO_ROOT), "the copy draws what the repository does")
-            edit(repo / pse.PROFILE, "of which 1484 ran", "of which 1500 ran")
-            edit(repo / pse.SURVEYS[38], "38_short_epilogue,,128,128,128,1,0,,200,0.011008,",
-                 "38_short_epilogue,,128,128,128,1,0,,200,0.012008,")
+            profile = pse.Profile.read(REPO_ROOT)
+            edit(repo / pse.PROFILE, f"of which {profile.ran} ran", f"of which {profile.ran + 16} ran")
+            final = forms_row("38_short_epilogue", "final form:", (128, 128, 128))
+            slower = float(final["ms_median"]) + 0.001
+            path = repo / pse.FORMS
+            text = path.read_text(encoding="utf-8")
+            line = next(l for l in text.splitlines() if l.startswith("38_short_epilogue,\"final form")
+                        and ",128,128,128," in l)
+            path.write_text(text.replace(line, line.replace(f",{final['ms_median']},", f",{slower:g},", 1)),
+                            encoding="utf-8")
             flat = [t.replace("\n", " ") for t in texts(draw(repo))]
-            self.assertTrue(any("1,500 of them ran" in t for t in flat))
-            self.assertIn("13.9 -> 12.0", flat)
+            self.assertTrue(any(f"{profile.ran + 16:,} of them ran" in t for t in flat))
+            small = pse.survey(REPO_ROOT)[0]
+            self.assertIn(f"{small.before_us:.1f} -> {slower * 1000:.1f}", flat)
             self.assertNotEqual(pse.PICTURES[NAME](repo), before)
 
     def test_a_scaled_survey_is_refused(self):
         """The picture marks the loop the small shapes ran: beta 0 and no scale, from their rows."""
         with tempfile.TemporaryDirectory() as tmp:
             repo = copy_sources(Path(tmp))
-            edit(repo / pse.SURVEYS[38], "38_short_epilogue,,128,128,128,1,0,,", "38_short_epilogue,,128,128,128,1,0,tiny,")
+            path = repo / pse.FORMS
+            text = path.read_text(encoding="utf-8")
+            line = next(l for l in text.splitlines() if l.startswith("38_short_epilogue,\"final form")
+                        and ",128,128,128,1,0,," in l)
+            path.write_text(text.replace(line, line.replace(",128,128,128,1,0,,", ",128,128,128,1,0,tiny,")),
+                            encoding="utf-8")
             with self.assertRaises(ValueError):
                 pse.PICTURES[NAME](repo)
 
