@@ -1,12 +1,12 @@
 // Step 38 - a short epilogue                                             previous: 37_tile_by_shape
 // Change: the consumers' stores of C: where the sums go (C or a piece's partial sums), alpha
 //         and beta, and whether the block ran a second sweep are the same for the whole block,
-//         so they are decided once, and each of the four cases has its own loop: a sum is a
-//         multiply, one predicate (its row's test and its column's) and a store through a row
-//         pointer stepped 8 rows at a time. Steps 25-37 decided per sum, and each sum's
-//         address was computed anew in 64 bits.
+//         so they are decided once, and each of the four cases has its own loop, storing through
+//         a row pointer stepped 8 rows at a time: in the unscaled beta-0 loop a sum is a
+//         multiply, one predicate (its row's test and its column's) and a store. Steps 25-37
+//         decided per sum, and each sum's address was computed anew in 64 bits.
 // Why:    on small shapes a block's time is mostly fixed cost, not k tiles: at 128 x 64 x K step
-//         37 took 14-18 us for every K from 32 to 2048 (H100). ncu's stall samples there are led
+//         37 took 14-18 us for every K from 32 to 2048 (H100). At 128^3 ncu's stall samples are led
 //         by "no instruction": the epilogue's code spans 3,161 instructions (four stores a sum,
 //         one to the partial sums and the others to C, behind tests made per sum), read once per
 //         block from an instruction cache that the L2 flush before every timed run leaves cold;
@@ -688,9 +688,9 @@ __global__ void __launch_bounds__(threads(BN), 1)
   // [M][ld_partials], columns up to ld_partials (N rounded up to 4: zeros past N) so that
   // the reduction reads only what was written. All of K: C itself, as in step 25. Where the
   // sums go, and alpha and beta, are the same for every sum of the block: they are chosen once,
-  // and each case gets its own loop, so each sum is a multiply, a predicate and a store (steps
-  // 25-37 chose per sum: 3,161 instructions of code from the first store to the last, read once
-  // per block from a cold instruction cache: the notes).
+  // and each case gets its own loop (in the unscaled beta-0 one a sum is a multiply, a predicate
+  // and a store). Steps 25-37 chose per sum: 3,161 instructions of code from the first store to
+  // the last, read once per block from a cold instruction cache (the notes).
   const bool to_slice = partials != nullptr;
   float* const out = to_slice ? partials + std::size_t(blockIdx.y) * p.M * ld_partials : p.C;
   const long long ld = to_slice ? ld_partials : p.ldc;
