@@ -1,20 +1,19 @@
-// Step 39 - odd strides read in the kernel                              previous: 38_short_epilogue
-// Change: where an operand's rows are not 16-byte aligned (a row stride that is no multiple of
-//         4 floats, as in every odd shape), TMA cannot read it, and steps 24-38 copied it into
-//         an aligned workspace first (cudaMemcpy2DAsync), a read and a write of the whole
-//         matrix before the GEMM. Here the producer's copy warp reads such an operand's tiles
-//         itself, one float per lane with cp.async (zeros past the edge), into the same
-//         swizzled layout TMA writes; the stage's barrier counts the warp's 32 lanes' copies
-//         beside TMA's bytes. Split once, A's aligned copy is still the pass's (it reads A
-//         anyway); only B, and A in the pipeline, are read this way.
-// Why:    on the survey's odd shapes step 38 ran 4-35% below its nearest aligned shape (H100):
-//         999x1001x997 at 1.41x cuBLAS against 1000^3's 1.77x, 1023x1025x8190 at 1.43x against
-//         1024x1024x8192's 2.21x. The copies move 8 (K N + M K) bytes through device memory in
-//         two more launches before the GEMM starts.
-// Where:  the producer's copy (copy, copy_tile_by_lanes), the stage barrier's count, and the
-//         launch (no aligned_operand).
-// Watch:  odd shapes (ld % 4 != 0) in both places of A's split and both tiles, the zeros past
-//         the edges, the scaled classes (a second sweep copies the tiles again).
+// Step 39 - odd strides as phases                                        previous: 38_short_epilogue
+// Change: TMA reads rows whose stride is a multiple of 16 bytes. Where B's is not (N odd, as in
+//         every odd shape), steps 24-38 copied B into an aligned workspace before the GEMM
+//         (cudaMemcpy2DAsync): a read and a write of K x N floats, at the copy engine's pace.
+//         Here B is read where it lies, as P matrices (P = 4 for an odd stride, 2 for a stride
+//         of 2 mod 4): rows p, p + P, p + 2P, ... have the stride P x ldb, a multiple of 4
+//         floats, and each starts within 3 floats of an aligned address, which the box's first
+//         column absorbs. A k tile's 32 rows of B arrive as P boxes of 32/P rows, phase by phase,
+//         so the shared tile holds them in that order, and a consumer reads its row k where
+//         phase k % P put it.
+// Why:    on the survey's odd shapes step 38 spent 8 K N bytes of traffic and a launch before
+//         the GEMM: at 1023x1025x8190 it took 266 us against 164 us at 1024x1024x8192 (H100).
+// Where:  the producer's copy of B, the consumers' fragment offsets (b_slot), the launch (the
+//         phase maps; aligned_operand is left for A in the pipeline and for K < 4).
+// Watch:  odd N (P = 4) and N = 2 mod 4 (P = 2), with B's last rows (K not a multiple of P), its
+//         last columns, and a base off by a few floats; both tiles and both places of A's split.
 // Build alone: mkdir -p build-alone && nvcc -std=c++20 -O3 -gencode=arch=compute_90a,code=sm_90a -Icommon common/*.cpp common/*.cu steps/39_odd_strides/odd_strides.cu -lcublas -o build-alone/odd_strides
 #include <cuda.h>          // CUtensorMap (types only: the driver library is not linked)
 #include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled, the type of the function the runtime hands out
@@ -145,9 +144,7 @@ __device__ __forceinline__ float pow2(int e) { return __int_as_float((e + 127) <
 __device__ __forceinline__ float times_pow2(float x, int e) { return x * pow2(e / 2) * pow2(e - e / 2); }
 
 constexpr int PASS_WARPS = PASS_THREADS / 32;
-
-// The kernel's `direct` bits: operands whose tiles the copy warp reads itself (TMA cannot).
-constexpr unsigned DIRECT_A = 1, DIRECT_B = 2;
+constexpr int B_PHASES_ODD = 4;  // phases of a B whose rows TMA cannot read: 4 ldb is a multiple of 4 floats
 
 // ---- the split -------------------------------------------------------------------------
 // The nearest TF32 of x (ties away from zero): add half a TF32 ulp, clear the 13 low bits.
@@ -347,48 +344,22 @@ __device__ __forceinline__ int b_tile_offset(int k, int col) {
   return box * (TUNE_SPLIT * B_BOX * 4) + k * 128 + (((c / 4) ^ (k % 8)) * 16) + (c % 4) * 4;
 }
 
-// ---- operands TMA cannot read ------------------------------------------------------------
-// One float from global to shared memory, asynchronously; where `valid` is false nothing is
-// read and the float is zero (cp.async's source size 0), as TMA fills past the tensor's edge.
-__device__ __forceinline__ void copy_float(unsigned dst, const float* src, bool valid) {
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(dst), "l"(src), "r"(valid ? 4 : 0) : "memory");
-}
-// The barrier's arrival for this thread's copies, made once every cp.async it issued before has
-// landed. .noinc: the arrival is one of those the barrier was initialized to expect.
-__device__ __forceinline__ void barrier_arrive_after_copies(uint64_t* bar) {
-  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(smem_addr(bar)) : "memory");
-}
+// Where row k of a k tile of B sits in the shared tile when B is read in P phases: phase p
+// (rows p, p + P, ...) fills rows p TUNE_SPLIT/P .. (p+1) TUNE_SPLIT/P - 1 of each box.
+template <int P>
+__host__ __device__ constexpr int b_slot(int k) { return (k % P) * (TUNE_SPLIT / P) + k / P; }
 
-// A tile of ROWS x 32 floats, rows r0 .. r0 + ROWS - 1 and columns c0 .. c0 + 31 of a row-major
-// matrix m (rows x cols, leading dimension ld, any alignment), copied by the 32 lanes of a warp
-// into the 128-byte-swizzled layout TMA writes for a box of [ROWS][32]: row r is 128 bytes at
-// r x 128, and its 16-byte chunk q sits at q ^ (r % 8). Lane l takes column c0 + l of every
-// row, so each row is one read of 32 neighbouring floats (two 128-byte lines where the row
-// starts off a line) and one store of 128 bytes into shared memory, without bank conflicts.
-// The rows are taken 8 apart (r = q, q + 8, ...), so that one register holds the shared
-// address of all the rows with the same swizzle (r % 8 = q) and each copy's is it plus a
-// constant: a copy is its source pointer's 64-bit step and the cp.async. A copy past the
-// matrix's edge reads nothing, so its source needs no clamp.
-template <int ROWS>
-__device__ __forceinline__ void copy_box_by_lanes(unsigned char* box, const float* m, int rows, int cols, long long ld,
-                                                  int r0, int c0, int lane) {
-  const bool col_ok = c0 + lane < cols;
-  const int rows_left = rows - r0;
-  const float* first = m + static_cast<long long>(r0) * ld + c0 + lane;
-  const unsigned base = smem_addr(box) + (lane % 4) * 4;
-#pragma unroll 1
-  for (int q = 0; q < 8; ++q) {
-    const unsigned at = base + (((lane / 4) ^ q) * 16) + q * 128;  // row q's float
-    const float* src = first + q * ld;
-    if (ROWS <= rows_left) {  // every row inside: the column's test alone
-#pragma unroll
-      for (int i = 0; i < ROWS / 8; ++i, src += 8 * ld) copy_float(at + i * 1024, src, col_ok);
-    } else {
-#pragma unroll
-      for (int i = 0; i < ROWS / 8; ++i, src += 8 * ld) copy_float(at + i * 1024, src, col_ok && q + 8 * i < rows_left);
-    }
-  }
-}
+#endif  // sm_90a
+
+// B read in P phases (P = 1: B itself): map[p] is the matrix of B's rows p, p + P, p + 2P, ...,
+// whose stride P ldb is a multiple of 4 floats; it starts at its first row's address rounded
+// down to 16 bytes, so its column c + shift[p] is B's column c (shift[p] < 4).
+struct PhaseMaps {
+  CUtensorMap map[4];
+  int shift[4];
+};
+
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 
 #endif  // sm_90a
 
@@ -398,11 +369,11 @@ __device__ __forceinline__ void copy_box_by_lanes(unsigned char* box, const floa
 // pipeline, as in step 33 (map_a_small is not read). Either way a block whose rows or columns
 // need a factor runs a second sweep, whose splitters split the tiles scaled.
 // BN: the block's columns of C, the wide tile's (two consumers) or the narrow tile's (one).
-template <int BN, bool SPLIT_ONCE, bool RAW>
+template <int BN, bool SPLIT_ONCE, bool RAW, int B_PHASES>
 __global__ void __launch_bounds__(threads(BN), 1)
     sgemm_kernel(const __grid_constant__ CUtensorMap map_a_big, const __grid_constant__ CUtensorMap map_a_small,
-                 const __grid_constant__ CUtensorMap map_b, sgemm::Problem p,
-                 int k_tiles_per_split, float* partials, int ld_partials, Magnitudes max_bits, unsigned direct) {
+                 const __grid_constant__ PhaseMaps maps_b, sgemm::Problem p,
+                 int k_tiles_per_split, float* partials, int ld_partials, Magnitudes max_bits) {
   static_assert(!SPLIT_ONCE || RAW, "split once, the pass writes the small part of A itself");
   constexpr int CONSUMERS = consumers(BN), THREADS = threads(BN);
   constexpr int B_TILE_BYTES = b_tile_bytes(BN), STAGE_BYTES = stage_bytes(BN);
@@ -423,12 +394,9 @@ __global__ void __launch_bounds__(threads(BN), 1)
   unsigned* col_max = row_max + BM;                                  // [BN]: each column's
 
   const int warpgroup = threadIdx.x / 128;
-  // DIRECT_A, DIRECT_B: the operands whose rows TMA cannot read (their maps are not used); the
-  // copy warp's 32 lanes read their tiles, and each lane's copies are one more arrival a stage.
-  const bool direct_a = direct & DIRECT_A, direct_b = direct & DIRECT_B;
   if (threadIdx.x == 0) {
     for (int s = 0; s < STAGES; ++s) {
-      barrier_init(&full[s], 1 + (direct ? 32 : 0));
+      barrier_init(&full[s], 1);
       barrier_init(&split[s], SPLITTERS);
       barrier_init(&empty[s], 128 * CONSUMERS);
     }
@@ -474,29 +442,18 @@ __global__ void __launch_bounds__(threads(BN), 1)
     auto wait_empty = [&](int n) {
       if (n >= STAGES) barrier_wait(&empty[n % STAGES], (n / STAGES - 1) % 2);
     };
-    // Lane 0 issues the TMA copies; where an operand's rows are not aligned for TMA, every lane
-    // of the warp copies its tile a float at a time (copy_box_by_lanes), and arrives once its
-    // copies have landed.
-    auto copy = [&](int n, int k_tile, bool small_parts, int lane) {
+    auto copy = [&](int n, int k_tile, bool small_parts) {
       const int s = n % STAGES;
+      barrier_expect_bytes(&full[s], (small_parts ? 2 : 1) * A_TILE_BYTES + B_TILE_BYTES);
       const int k0 = (k_first + k_tile) * TUNE_SPLIT;
-      if (lane == 0) {
-        barrier_expect_bytes(&full[s], (direct_a ? 0 : A_TILE_BYTES) + (small_parts ? A_TILE_BYTES : 0) +
-                                           (direct_b ? 0 : B_TILE_BYTES));
-        if (!direct_a) tma_load(stage_a(s), map_a_big, k0, block_row, &full[s]);
-        if (small_parts) tma_load(stage_a_small(s), map_a_small, k0, block_row, &full[s]);
-        if (!direct_b)
-          for (int box = 0; box < BN / B_BOX; ++box)
-            tma_load(stage_b(s) + box * (TUNE_SPLIT * B_BOX * 4), map_b, block_col + box * B_BOX, k0, &full[s]);
-      }
-      if (direct) {
-        if (direct_a) copy_box_by_lanes<BM>(stage_a(s), p.A, p.M, p.K, p.lda, block_row, k0, lane);
-        if (direct_b)
-          for (int box = 0; box < BN / B_BOX; ++box)
-            copy_box_by_lanes<TUNE_SPLIT>(stage_b(s) + box * (TUNE_SPLIT * B_BOX * 4), p.B, p.K, p.N, p.ldb, k0,
-                                          block_col + box * B_BOX, lane);
-        barrier_arrive_after_copies(&full[s]);
-      }
+      tma_load(stage_a(s), map_a_big, k0, block_row, &full[s]);
+      if (small_parts) tma_load(stage_a_small(s), map_a_small, k0, block_row, &full[s]);
+      // B: each box of 32 columns as B_PHASES boxes of TUNE_SPLIT / B_PHASES rows, phase by phase.
+      for (int box = 0; box < BN / B_BOX; ++box)
+#pragma unroll
+        for (int ph = 0; ph < B_PHASES; ++ph)
+          tma_load(stage_b(s) + box * (TUNE_SPLIT * B_BOX * 4) + ph * (TUNE_SPLIT / B_PHASES) * 128, maps_b.map[ph],
+                   block_col + box * B_BOX + maps_b.shift[ph], k0 / B_PHASES, &full[s]);
     };
     if (threadIdx.x < 32) {
       // Warp 0: lane 0 copies (the consumers keep B's columns' largest magnitudes); the whole
@@ -504,10 +461,10 @@ __global__ void __launch_bounds__(threads(BN), 1)
       // pass before this grid: wait for it.
       if constexpr (SPLIT_ONCE) asm volatile("griddepcontrol.wait;" ::: "memory");
       auto sweep = [&](int n0, bool small_parts) {
-        if (threadIdx.x == 0 || direct)
+        if (threadIdx.x == 0)
           for (int n = n0; n < n0 + k_tiles; ++n) {
             wait_empty(n);
-            copy(n, n - n0, small_parts, threadIdx.x);
+            copy(n, n - n0, small_parts);
           }
         __syncwarp();
       };
@@ -642,9 +599,6 @@ __global__ void __launch_bounds__(threads(BN), 1)
     // the first sweep, so there a second sweep's phases count from its own first use.
     const unsigned split_parity = SPLIT_ONCE ? ((n - n0) / STAGES) % 2 : parity;
     barrier_wait(&full[s], parity);  // A (or its two parts) and B have landed
-    // An A tile the copy warp wrote (generic-proxy stores, cp.async) is read by wgmma (the
-    // async proxy): order the two. B is read with ordinary loads.
-    if (direct & DIRECT_A) asm volatile("fence.proxy.async.shared::cta;" ::: "memory");  // the parameter itself: a register held through the loop would spill
 
     // B^T's fragments, per k step. In the first sweep with RAW, each value is its own big part
     // (the tensor core truncates the register) and only its small part is computed; elsewhere
@@ -660,8 +614,13 @@ __global__ void __launch_bounds__(threads(BN), 1)
       for (int kh = 0; kh < 2; ++kh)
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
-          // k = 8 step + t + 4 kh: 8 rows further per step, the same swizzle phase (k % 8).
-          const float b = *reinterpret_cast<const float*>(b_tile + frag_offset[kh][h] + step * WGMMA_K * 128) * factor[h];
+          // k = 8 step + t + 4 kh: 8 rows further per step, the same swizzle phase (k % 8). Read
+          // in phases, row k is at b_slot(k): for P = 4, rows 8 t + kh + 2 step.
+          const int k = WGMMA_K * step + t + 4 * kh;
+          const float b =
+              (B_PHASES == 1 ? *reinterpret_cast<const float*>(b_tile + frag_offset[kh][h] + step * WGMMA_K * 128)
+                             : *reinterpret_cast<const float*>(b_tile + b_tile_offset(b_slot<B_PHASES>(k), consumer * WGMMA_M + operand_col(warp, h, g)))) *
+              factor[h];
           if constexpr (first) seen[h] = largest_magnitude(seen[h], b);
           if constexpr (raw_b) {
             b_big[step][h + 2 * kh] = __float_as_uint(b);
@@ -875,11 +834,45 @@ static CUtensorMap tensor_map(const float* base, int rows, int cols, int ld, int
   return map;
 }
 
-// TMA reads global memory at 16-byte-aligned bases and row strides only. A matrix that is not
-// (a row stride that is no multiple of 4 floats, or a base off by a few floats) is read by the
-// kernel's copy warp instead, a float per lane (copy_box_by_lanes): steps 24-38 copied it into
-// an aligned workspace before the GEMM.
-static bool tma_readable(const float* m, int ld) { return reinterpret_cast<uintptr_t>(m) % 16 == 0 && ld % 4 == 0; }
+// TMA reads global memory at 16-byte-aligned bases and row strides. A matrix that is not
+// (a row stride that is no multiple of 4 floats, or a base off by a few floats) is first
+// copied into an aligned workspace, allocated once and grown when needed.
+static const float* aligned_operand(const float* m, int rows, int cols, int& ld, int which, cudaStream_t stream) {
+  if (reinterpret_cast<uintptr_t>(m) % 16 == 0 && ld % 4 == 0) return m;
+  static float* workspace[2] = {};
+  static size_t capacity[2] = {};
+  const int aligned_ld = (cols + 3) / 4 * 4;
+  const size_t bytes = size_t(rows) * aligned_ld * sizeof(float);
+  if (bytes > capacity[which]) {
+    if (workspace[which] != nullptr) CUDA_CHECK(cudaFree(workspace[which]));
+    CUDA_CHECK(cudaMalloc(&workspace[which], bytes));
+    capacity[which] = bytes;
+  }
+  CUDA_CHECK(cudaMemcpy2DAsync(workspace[which], aligned_ld * sizeof(float), m, size_t(ld) * sizeof(float),
+                               cols * sizeof(float), rows, cudaMemcpyDeviceToDevice, stream));
+  ld = aligned_ld;
+  return workspace[which];
+}
+
+// B as phases (PhaseMaps): where B's rows are 16-byte aligned, one map of B itself; where
+// not, 4 maps of every fourth row, each with the stride 4 ldb (a multiple of 4 floats for any
+// ldb), based at its first row rounded down to 16 bytes. 0 where K < 4: a phase would have no
+// rows (B is copied then, as in step 38).
+int b_phases(const sgemm::Problem& p) {
+  if (reinterpret_cast<uintptr_t>(p.B) % 16 == 0 && p.ldb % 4 == 0) return 1;
+  return p.K < B_PHASES_ODD ? 0 : B_PHASES_ODD;
+}
+PhaseMaps phase_maps(const float* b, int rows, int cols, int ld, int phases) {
+  PhaseMaps maps = {};
+  for (int ph = 0; ph < phases; ++ph) {
+    const float* first = b + std::size_t(ph) * ld;
+    maps.shift[ph] = static_cast<int>(reinterpret_cast<uintptr_t>(first) % 16 / sizeof(float));
+    const int phase_rows = (rows - ph + phases - 1) / phases;
+    maps.map[ph] = tensor_map(first - maps.shift[ph], phase_rows, cols + maps.shift[ph], phases * ld,
+                              TUNE_SPLIT / phases, B_BOX);
+  }
+  return maps;
+}
 
 // One k tile of one block of the tile BM x bn, in microseconds: BM x BN x TUNE_SPLIT FMAs of
 // the wide tile, three times (3xTF32), at the SM's TF32 tensor rate, about 0.78 us on an H100
@@ -1074,24 +1067,25 @@ void launch_with(const sgemm::Problem& p, const Plan& plan, cudaStream_t stream)
   const int tiles = plan.tiles, k_tiles_per_split = plan.k_tiles_per_split, splits = plan.splits;
   const bool once = plan.place.once;
   static std::string path;  // took_path keeps the pointer
-  // B, and A in the pipeline, where TMA cannot read them: the copy warp reads them (no map).
-  // Split once, the pass writes A's aligned copy where A needs one, as in step 38.
-  const unsigned direct = (tma_readable(p.B, p.ldb) ? 0u : DIRECT_B) | (once || tma_readable(p.A, p.lda) ? 0u : DIRECT_A);
+  const int phases = b_phases(p);
   path = std::string(splits == 1 ? "whole-tiles/" : "split-K/") + (once ? "split-once/" : "in-pipeline/") + tile_name(TILE_BN) +
-         (direct == (DIRECT_A | DIRECT_B) ? "/copy-warp-A-B" : direct == DIRECT_A ? "/copy-warp-A" : direct == DIRECT_B ? "/copy-warp-B" : "");
+         (phases > 1 ? "/B-in-" + std::to_string(phases) + "-phases" : "");
   sgemm::took_path(path.c_str(), splits);
+  int lda = p.lda, ldb = p.ldb;
+  // B where it lies, in phases where its rows are not aligned (step 38 copied it first).
+  const float* b = phases == 0 ? aligned_operand(p.B, p.K, p.N, ldb, 1, stream) : p.B;
   // Split once: the pass writes A's small parts and every row's largest magnitude (the
   // consumers keep B's columns'), and where A's rows are not aligned for TMA, A's aligned copy
-  // as well. In the pipeline no pass runs: each block finds its own rows' and columns' largest
-  // magnitudes as its first sweep goes. Either way, A itself is the big part TMA (or the copy
-  // warp) reads.
+  // as well. In the pipeline no pass runs: A is copied to an aligned workspace where it needs
+  // one, and each block finds its own rows' and columns' largest magnitudes as its first sweep
+  // goes. Either way, A itself is the big part TMA reads.
   Magnitudes max_bits = {};
-  CUtensorMap map_a = {}, map_a_small = {}, map_b = {};  // boxes [BM][TUNE_SPLIT] and [TUNE_SPLIT][32]; left empty where the copy warp reads
+  CUtensorMap map_a, map_a_small;  // boxes [BM][TUNE_SPLIT]
   if (once) {
     max_bits = magnitudes_workspace(p.M, stream);
     // The small parts (and A's copy) row by row, K rounded up to 4 (TMA's 16-byte row stride).
     const int ldw = sgemm::ceil_div(p.K, 4) * 4;
-    const bool aligned = tma_readable(p.A, p.lda);
+    const bool aligned = reinterpret_cast<uintptr_t>(p.A) % 16 == 0 && p.lda % 4 == 0;
     float* a_small = split_workspace((aligned ? 1 : 2) * std::size_t(p.M) * ldw, stream);
     float* a_copy = aligned ? nullptr : a_small + std::size_t(p.M) * ldw;
     const int team = team_size(p.K);
@@ -1100,17 +1094,21 @@ void launch_with(const sgemm::Problem& p, const Plan& plan, cudaStream_t stream)
                  : team == 128 ? small_parts_of_a_for_sgemm_kernel<128>
                                : small_parts_of_a_for_sgemm_kernel<PASS_THREADS>;
     pass<<<sgemm::ceil_div(p.M, PASS_THREADS / team), PASS_THREADS, 0, stream>>>(p, max_bits, a_small, a_copy, ldw);
-    map_a = aligned ? tensor_map(p.A, p.M, p.K, p.lda, BM, TUNE_SPLIT) : tensor_map(a_copy, p.M, p.K, ldw, BM, TUNE_SPLIT);
+    map_a = aligned ? tensor_map(p.A, p.M, p.K, lda, BM, TUNE_SPLIT) : tensor_map(a_copy, p.M, p.K, ldw, BM, TUNE_SPLIT);
     map_a_small = tensor_map(a_small, p.M, p.K, ldw, BM, TUNE_SPLIT);
-  } else if (!(direct & DIRECT_A)) {
-    map_a = map_a_small = tensor_map(p.A, p.M, p.K, p.lda, BM, TUNE_SPLIT);  // the pipeline reads no map_a_small
+  } else {
+    const float* a = aligned_operand(p.A, p.M, p.K, lda, 0, stream);
+    map_a = map_a_small = tensor_map(a, p.M, p.K, lda, BM, TUNE_SPLIT);  // the pipeline reads no map_a_small
   }
-  if (!(direct & DIRECT_B)) map_b = tensor_map(p.B, p.K, p.N, p.ldb, TUNE_SPLIT, B_BOX);
+  const PhaseMaps maps_b = phase_maps(b, p.K, p.N, ldb, std::max(phases, 1));  // boxes [TUNE_SPLIT / P][32]
   // Where K is short, the raw big part's error would show against an FP32 dot product's
   // (small_of_truncated): step 32's split in the pipeline there (split_place never picks once).
-  auto* gemm = once                ? sgemm_kernel<TILE_BN, true, true>
-               : p.K >= RAW_MIN_K ? sgemm_kernel<TILE_BN, false, true>
-                                  : sgemm_kernel<TILE_BN, false, false>;
+  auto kernel = [&]<int P>() {
+    return once                ? sgemm_kernel<TILE_BN, true, true, P>
+           : p.K >= RAW_MIN_K ? sgemm_kernel<TILE_BN, false, true, P>
+                              : sgemm_kernel<TILE_BN, false, false, P>;
+  };
+  auto* gemm = phases == B_PHASES_ODD ? kernel.template operator()<B_PHASES_ODD>() : kernel.template operator()<1>();
   constexpr int SHARED_BYTES = shared_bytes(TILE_BN), THREADS = threads(TILE_BN);
   CUDA_CHECK(cudaFuncSetAttribute(gemm, cudaFuncAttributeMaxDynamicSharedMemorySize, SHARED_BYTES));
   const int ld_partials = sgemm::ceil_div(p.N, 4) * 4;
@@ -1119,11 +1117,11 @@ void launch_with(const sgemm::Problem& p, const Plan& plan, cudaStream_t stream)
   // in the kernel). In the pipeline, an ordinary launch: nothing in the stream before it may
   // still be writing A or B when its first copies start.
   if (once)
-    launch_after_previous(gemm, dim3(tiles, splits), dim3(THREADS), SHARED_BYTES, stream, map_a, map_a_small, map_b,
-                          p, k_tiles_per_split, partials, splits == 1 ? 0 : ld_partials, max_bits, direct);
+    launch_after_previous(gemm, dim3(tiles, splits), dim3(THREADS), SHARED_BYTES, stream, map_a, map_a_small, maps_b,
+                          p, k_tiles_per_split, partials, splits == 1 ? 0 : ld_partials, max_bits);
   else
-    gemm<<<dim3(tiles, splits), THREADS, SHARED_BYTES, stream>>>(map_a, map_a_small, map_b, p, k_tiles_per_split,
-                                                                 partials, splits == 1 ? 0 : ld_partials, max_bits, direct);
+    gemm<<<dim3(tiles, splits), THREADS, SHARED_BYTES, stream>>>(map_a, map_a_small, maps_b, p, k_tiles_per_split,
+                                                                 partials, splits == 1 ? 0 : ld_partials, max_bits);
   if (splits == 1) return;
   // The reduction, as a programmatic dependent launch: its launch overlaps the GEMM's end.
   const long long vectors = static_cast<long long>(p.M) * (ld_partials / 4);
