@@ -83,14 +83,21 @@ static_assert(PRODUCER_REGISTERS * 128 + CONSUMER_REGISTERS * 128 * consumers(BN
 static_assert(CONSUMER_REGISTERS % 8 == 0 && PRODUCER_REGISTERS % 8 == 0, "setmaxnreg counts are multiples of 8");
 
 constexpr int A_TILE_BYTES = BM * TUNE_SPLIT * sizeof(float);  // [BM][TUNE_SPLIT], 128-byte swizzled
-__host__ __device__ constexpr int b_tile_bytes(int bn) { return TUNE_SPLIT * bn * sizeof(float); }  // [bn / 32][TUNE_SPLIT][32], swizzled
-__host__ __device__ constexpr int stage_bytes(int bn) { return 2 * A_TILE_BYTES + b_tile_bytes(bn); }   // A's big part, A's small part, B
-constexpr int shared_bytes(int bn) {  // + barriers, the decision, column factors, largest magnitudes, alignment
-  return STAGES * stage_bytes(bn) + 3 * STAGES * 8 + 16 + (BM + 2 * bn) * 4 + 1024;
+constexpr int B_PHASES_ODD = 4;  // phases of a B whose rows TMA cannot read: 4 ldb is a multiple of 4 floats
+// [bn / 32][TUNE_SPLIT][32], swizzled; read in phases, one box of 32 columns more (each phase's
+// columns start up to 3 floats before the block's: TMA's boxes start at 16-byte columns).
+__host__ __device__ constexpr int b_tile_bytes(int bn, int phases = 1) {
+  return TUNE_SPLIT * (bn + (phases > 1 ? B_BOX : 0)) * sizeof(float);
+}
+__host__ __device__ constexpr int stage_bytes(int bn, int phases = 1) {  // A's big part, A's small part, B
+  return 2 * A_TILE_BYTES + b_tile_bytes(bn, phases);
+}
+constexpr int shared_bytes(int bn, int phases = 1) {  // + barriers, the decision, column factors, largest magnitudes, alignment
+  return STAGES * stage_bytes(bn, phases) + 3 * STAGES * 8 + 16 + (BM + 2 * bn) * 4 + 1024;
 }
 static_assert(A_TILE_BYTES % 1024 == 0 && b_tile_bytes(NARROW_BN) % 1024 == 0 && b_tile_bytes(BN) % 1024 == 0,
               "swizzled tiles start on 1024-byte boundaries (the swizzle repeats every 8 rows of 128 B)");
-static_assert(shared_bytes(BN) <= sgemm::shared_limit(),
+static_assert(shared_bytes(BN, B_PHASES_ODD) <= sgemm::shared_limit(),
               "a block has at most 99 KB of shared memory on sm_86 and sm_89, 163 KB on sm_80, 227 KB on sm_90: "
               "build with the GPU class's tuning (tunings/)");
 
@@ -144,7 +151,6 @@ __device__ __forceinline__ float pow2(int e) { return __int_as_float((e + 127) <
 __device__ __forceinline__ float times_pow2(float x, int e) { return x * pow2(e / 2) * pow2(e - e / 2); }
 
 constexpr int PASS_WARPS = PASS_THREADS / 32;
-constexpr int B_PHASES_ODD = 4;  // phases of a B whose rows TMA cannot read: 4 ldb is a multiple of 4 floats
 
 // ---- the split -------------------------------------------------------------------------
 // The nearest TF32 of x (ties away from zero): add half a TF32 ulp, clear the 13 low bits.
@@ -351,11 +357,15 @@ __host__ __device__ constexpr int b_slot(int k) { return (k % P) * (TUNE_SPLIT /
 
 #endif  // sm_90a
 
-// B read in P phases (P = 1: B itself): map[p] is the matrix of B's rows p, p + P, p + 2P, ...,
+// B read in P phases (P = 1: B itself): map p is the matrix of B's rows p, p + P, p + 2P, ...,
 // whose stride P ldb is a multiple of 4 floats; it starts at its first row's address rounded
-// down to 16 bytes, so its column c + shift[p] is B's column c (shift[p] < 4).
+// down to 16 bytes, so its column c + shift[p] is B's column c (shift[p] < 4). The maps are
+// four kernel parameters of their own (TMA reads a map where the kernel's parameters lie).
 struct PhaseMaps {
   CUtensorMap map[4];
+  int shift[4];
+};
+struct PhaseShifts {
   int shift[4];
 };
 
@@ -372,11 +382,14 @@ struct PhaseMaps {
 template <int BN, bool SPLIT_ONCE, bool RAW, int B_PHASES>
 __global__ void __launch_bounds__(threads(BN), 1)
     sgemm_kernel(const __grid_constant__ CUtensorMap map_a_big, const __grid_constant__ CUtensorMap map_a_small,
-                 const __grid_constant__ PhaseMaps maps_b, sgemm::Problem p,
+                 const __grid_constant__ CUtensorMap map_b0, const __grid_constant__ CUtensorMap map_b1,
+                 const __grid_constant__ CUtensorMap map_b2, const __grid_constant__ CUtensorMap map_b3,
+                 PhaseShifts b_shifts, sgemm::Problem p,
                  int k_tiles_per_split, float* partials, int ld_partials, Magnitudes max_bits) {
   static_assert(!SPLIT_ONCE || RAW, "split once, the pass writes the small part of A itself");
+  static_assert(B_PHASES == 1 || B_PHASES == 4, "in four phases a consumer thread's rows of B are all in one phase (k % 4 = t)");
   constexpr int CONSUMERS = consumers(BN), THREADS = threads(BN);
-  constexpr int B_TILE_BYTES = b_tile_bytes(BN), STAGE_BYTES = stage_bytes(BN);
+  constexpr int B_TILE_BYTES = b_tile_bytes(BN, B_PHASES), STAGE_BYTES = stage_bytes(BN, B_PHASES);
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
   extern __shared__ unsigned char shared_raw[];
   // Swizzled tiles need 1024-byte alignment; the launch adds 1024 bytes of slack.
@@ -448,12 +461,14 @@ __global__ void __launch_bounds__(threads(BN), 1)
       const int k0 = (k_first + k_tile) * TUNE_SPLIT;
       tma_load(stage_a(s), map_a_big, k0, block_row, &full[s]);
       if (small_parts) tma_load(stage_a_small(s), map_a_small, k0, block_row, &full[s]);
-      // B: each box of 32 columns as B_PHASES boxes of TUNE_SPLIT / B_PHASES rows, phase by phase.
-      for (int box = 0; box < BN / B_BOX; ++box)
+      // B: each box of 32 columns as B_PHASES boxes of TUNE_SPLIT / B_PHASES rows, phase by
+      // phase, at the block's columns in each phase's own (a phase's column c + shift is B's c).
+      for (int box = 0; box < B_TILE_BYTES / (TUNE_SPLIT * B_BOX * 4); ++box)
 #pragma unroll
         for (int ph = 0; ph < B_PHASES; ++ph)
-          tma_load(stage_b(s) + box * (TUNE_SPLIT * B_BOX * 4) + ph * (TUNE_SPLIT / B_PHASES) * 128, maps_b.map[ph],
-                   block_col + box * B_BOX + maps_b.shift[ph], k0 / B_PHASES, &full[s]);
+          tma_load(stage_b(s) + box * (TUNE_SPLIT * B_BOX * 4) + ph * (TUNE_SPLIT / B_PHASES) * 128,
+                   ph == 0 ? map_b0 : ph == 1 ? map_b1 : ph == 2 ? map_b2 : map_b3, block_col + box * B_BOX,
+                   k0 / B_PHASES, &full[s]);
     };
     if (threadIdx.x < 32) {
       // Warp 0: lane 0 copies (the consumers keep B's columns' largest magnitudes); the whole
@@ -573,6 +588,11 @@ __global__ void __launch_bounds__(threads(BN), 1)
   for (int kh = 0; kh < 2; ++kh)
 #pragma unroll
     for (int h = 0; h < 2; ++h) frag_offset[kh][h] = b_tile_offset(t + 4 * kh, consumer * WGMMA_M + operand_col(warp, h, g));
+  // B read in phases: this thread's rows are all in phase t (k = t + 4 kh + 8 step), whose
+  // columns lie b_shifts.shift[t] further on in the tile.
+  int phase_col[2];
+#pragma unroll
+  for (int h = 0; h < 2; ++h) phase_col[h] = consumer * WGMMA_M + operand_col(warp, h, g) + (B_PHASES > 1 ? b_shifts.shift[t] : 0);
   // The columns' factors (col_factor, in shared memory: two registers held through the loop
   // made it spill) are read in the second sweep only, which sets them: the first sweep's are 1
   // in either place (step 34 set them to 1 here; step 33 read them split once, from its pass).
@@ -615,11 +635,12 @@ __global__ void __launch_bounds__(threads(BN), 1)
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
           // k = 8 step + t + 4 kh: 8 rows further per step, the same swizzle phase (k % 8). Read
-          // in phases, row k is at b_slot(k): for P = 4, rows 8 t + kh + 2 step.
+          // in phases, row k is at b_slot(k) (for P = 4, rows 8 t + kh + 2 step), and column c
+          // at c + shift: all of a thread's rows are in phase t.
           const int k = WGMMA_K * step + t + 4 * kh;
           const float b =
               (B_PHASES == 1 ? *reinterpret_cast<const float*>(b_tile + frag_offset[kh][h] + step * WGMMA_K * 128)
-                             : *reinterpret_cast<const float*>(b_tile + b_tile_offset(b_slot<B_PHASES>(k), consumer * WGMMA_M + operand_col(warp, h, g)))) *
+                             : *reinterpret_cast<const float*>(b_tile + b_tile_offset(b_slot<B_PHASES>(k), phase_col[h]))) *
               factor[h];
           if constexpr (first) seen[h] = largest_magnitude(seen[h], b);
           if constexpr (raw_b) {
@@ -1101,6 +1122,7 @@ void launch_with(const sgemm::Problem& p, const Plan& plan, cudaStream_t stream)
     map_a = map_a_small = tensor_map(a, p.M, p.K, lda, BM, TUNE_SPLIT);  // the pipeline reads no map_a_small
   }
   const PhaseMaps maps_b = phase_maps(b, p.K, p.N, ldb, std::max(phases, 1));  // boxes [TUNE_SPLIT / P][32]
+  const PhaseShifts shifts = {{maps_b.shift[0], maps_b.shift[1], maps_b.shift[2], maps_b.shift[3]}};
   // Where K is short, the raw big part's error would show against an FP32 dot product's
   // (small_of_truncated): step 32's split in the pipeline there (split_place never picks once).
   auto kernel = [&]<int P>() {
@@ -1109,7 +1131,8 @@ void launch_with(const sgemm::Problem& p, const Plan& plan, cudaStream_t stream)
                               : sgemm_kernel<TILE_BN, false, false, P>;
   };
   auto* gemm = phases == B_PHASES_ODD ? kernel.template operator()<B_PHASES_ODD>() : kernel.template operator()<1>();
-  constexpr int SHARED_BYTES = shared_bytes(TILE_BN), THREADS = threads(TILE_BN);
+  const int SHARED_BYTES = shared_bytes(TILE_BN, std::max(phases, 1));
+  constexpr int THREADS = threads(TILE_BN);
   CUDA_CHECK(cudaFuncSetAttribute(gemm, cudaFuncAttributeMaxDynamicSharedMemorySize, SHARED_BYTES));
   const int ld_partials = sgemm::ceil_div(p.N, 4) * 4;
   float* partials = splits == 1 ? nullptr : partials_workspace(std::size_t(splits) * p.M * ld_partials, stream);
@@ -1117,10 +1140,12 @@ void launch_with(const sgemm::Problem& p, const Plan& plan, cudaStream_t stream)
   // in the kernel). In the pipeline, an ordinary launch: nothing in the stream before it may
   // still be writing A or B when its first copies start.
   if (once)
-    launch_after_previous(gemm, dim3(tiles, splits), dim3(THREADS), SHARED_BYTES, stream, map_a, map_a_small, maps_b,
+    launch_after_previous(gemm, dim3(tiles, splits), dim3(THREADS), SHARED_BYTES, stream, map_a, map_a_small, maps_b.map[0],
+                          maps_b.map[1], maps_b.map[2], maps_b.map[3], shifts,
                           p, k_tiles_per_split, partials, splits == 1 ? 0 : ld_partials, max_bits);
   else
-    gemm<<<dim3(tiles, splits), THREADS, SHARED_BYTES, stream>>>(map_a, map_a_small, maps_b, p, k_tiles_per_split,
+    gemm<<<dim3(tiles, splits), THREADS, SHARED_BYTES, stream>>>(map_a, map_a_small, maps_b.map[0], maps_b.map[1], maps_b.map[2],
+                                                                 maps_b.map[3], shifts, p, k_tiles_per_split,
                                                                  partials, splits == 1 ? 0 : ld_partials, max_bits);
   if (splits == 1) return;
   // The reduction, as a programmatic dependent launch: its launch overlaps the GEMM's end.
@@ -1140,5 +1165,5 @@ void launch(const sgemm::Problem& p, cudaStream_t stream) {
 // 90: compute capability 9.0 exactly, the only one the sm_90a kernel runs on.
 // sm_90a code (wgmma, setmaxnreg) runs on compute capability 9.0 alone.
 int main(int argc, char** argv) {
-  return sgemm::run_step(argc, argv, SGEMM_STEP, launch, {.shared_bytes = shared_bytes(BN), .compute_capability = 90});
+  return sgemm::run_step(argc, argv, SGEMM_STEP, launch, {.shared_bytes = shared_bytes(BN, B_PHASES_ODD), .compute_capability = 90});
 }
