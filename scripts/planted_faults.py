@@ -304,6 +304,11 @@ FAULTS = [
      [("  if (scaled) {\n    if (beta == 0.0f) store(std::true_type{}, std::true_type{});",
        "  if (false) {\n    if (beta == 0.0f) store(std::true_type{}, std::true_type{});")],
      [("--check --sizes 129x257x700,1000x1000x300 --alpha 1.5 --beta 0.5 --exponents -134,120", "check")]),
+    # Step 39's consumers reading B in phases at the block's columns, without their phase's
+    # shift: every row of phases 1-3 is read one to three columns off (N odd: B in phases).
+    ("odd strides: B's phases read without their column shift", "39_odd_strides",
+     [("+ (B_PHASES > 1 ? b_shifts.shift[t] : 0);", "+ 0;")],
+     [("--check --sizes 129x257x700,300x301x200", "check")]),
 ]
 
 LIMIT = re.compile(r"FP32-grade limit ([0-9.e+]+) u")

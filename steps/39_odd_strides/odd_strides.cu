@@ -1,19 +1,20 @@
 // Step 39 - odd strides as phases                                        previous: 38_short_epilogue
 // Change: TMA reads rows whose stride is a multiple of 16 bytes. Where B's is not (N odd, as in
 //         every odd shape), steps 24-38 copied B into an aligned workspace before the GEMM
-//         (cudaMemcpy2DAsync): a read and a write of K x N floats, at the copy engine's pace.
-//         Here B is read where it lies, as P matrices (P = 4 for an odd stride, 2 for a stride
-//         of 2 mod 4): rows p, p + P, p + 2P, ... have the stride P x ldb, a multiple of 4
-//         floats, and each starts within 3 floats of an aligned address, which the box's first
-//         column absorbs. A k tile's 32 rows of B arrive as P boxes of 32/P rows, phase by phase,
-//         so the shared tile holds them in that order, and a consumer reads its row k where
-//         phase k % P put it.
-// Why:    on the survey's odd shapes step 38 spent 8 K N bytes of traffic and a launch before
-//         the GEMM: at 1023x1025x8190 it took 266 us against 164 us at 1024x1024x8192 (H100).
-// Where:  the producer's copy of B, the consumers' fragment offsets (b_slot), the launch (the
-//         phase maps; aligned_operand is left for A in the pipeline and for K < 4).
-// Watch:  odd N (P = 4) and N = 2 mod 4 (P = 2), with B's last rows (K not a multiple of P), its
-//         last columns, and a base off by a few floats; both tiles and both places of A's split.
+//         (cudaMemcpy2DAsync): a read and a write of K x N floats, and a launch. Here B can be
+//         read where it lies, as four matrices: rows p, p + 4, p + 8, ... have the stride 4 ldb,
+//         a multiple of 4 floats, and start within 3 floats after a 16-byte address. A k tile's
+//         32 rows of B arrive as four boxes of 8 rows, phase by phase, each starting at the
+//         block's column in its phase (TMA's boxes start at 16-byte columns), so the tile holds
+//         one box of 32 columns more; a consumer thread's rows are all in one phase (k % 4 = t),
+//         read at their column plus that phase's shift. The phases slow the GEMM (PHASES_PERCENT),
+//         so the host takes them only where the copy would cost more.
+// Why:    step 38's copy of B: at 777x1555x3111 138 us against 127 us in phases, at 999x1001x997
+//         42.9 against 40.7 (H100).
+// Where:  the producer's copy of B, the consumers' fragment offsets (b_slot, phase_col), the
+//         launch (phase_maps, b_phases).
+// Watch:  odd N with both tiles and both places of A's split, B's last rows (K not a multiple of
+//         4) and last columns, a B whose base is off 16 bytes; the rule's choice (SGEMM_B).
 // Build alone: mkdir -p build-alone && nvcc -std=c++20 -O3 -gencode=arch=compute_90a,code=sm_90a -Icommon common/*.cpp common/*.cu steps/39_odd_strides/odd_strides.cu -lcublas -o build-alone/odd_strides
 #include <cuda.h>          // CUtensorMap (types only: the driver library is not linked)
 #include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled, the type of the function the runtime hands out
@@ -58,6 +59,8 @@ constexpr int IN_PIPELINE_SPLIT_PERCENT = SGEMM_KNOB(IN_PIPELINE_SPLIT_PERCENT, 
 constexpr int TENSOR_PERCENT = SGEMM_KNOB(TENSOR_PERCENT, 60);  // the GEMM without a split in its pipeline, in % of the TF32 peak (the notes)
 constexpr int PASS_US = SGEMM_KNOB(PASS_US, 3);    // the pass's launch and the GEMM's wait for it, in microseconds (step 30's SPLIT_PASS_US)
 constexpr int SWEEP_US = SGEMM_KNOB(SWEEP_US, 1);  // a pass's read of a row's chunk after its first: a trip to device memory, in microseconds
+constexpr int PHASES_PERCENT = SGEMM_KNOB(PHASES_PERCENT, 12);  // B read in phases makes the GEMM this much slower: B is copied where the copy costs less (the notes)
+constexpr int COPY_PERCENT = SGEMM_KNOB(COPY_PERCENT, 50);  // the aligned copy's pace, in % of the device memory's peak bandwidth (step 38's cudaMemcpy2DAsync)
 constexpr int TF32_FMAS_PER_SM_CLOCK = 1024;  // an H100 SM's dense TF32 rate (494.7 TFLOPS at 1830 MHz on 132 SMs)
 static_assert(MAX_SPLITS >= 1 && MIN_SPLIT_K_TILES >= 1 && MIN_GAIN_PERCENT >= 0 && PIECE_OVERHEAD_TILES >= 0 &&
                   L2_BANDWIDTH_RATIO >= 1,
@@ -875,13 +878,27 @@ static const float* aligned_operand(const float* m, int rows, int cols, int& ld,
   return workspace[which];
 }
 
-// B as phases (PhaseMaps): where B's rows are 16-byte aligned, one map of B itself; where
+// B as phases (PhaseMaps): where B's rows are 16-byte aligned, one map of B itself (1); where
 // not, 4 maps of every fourth row, each with the stride 4 ldb (a multiple of 4 floats for any
-// ldb), based at its first row rounded down to 16 bytes. 0 where K < 4: a phase would have no
-// rows (B is copied then, as in step 38).
-int b_phases(const sgemm::Problem& p) {
+// ldb), based at its first row rounded down to 16 bytes (4), or B copied to an aligned
+// workspace first, as in step 38 (0). The phases cost the GEMM PHASES_PERCENT of its time (a
+// box of columns more and four boxes of 8 rows for each of 32, and consumers' reads that
+// collide in shared memory: the notes); the copy reads and writes K x N floats at COPY_PERCENT
+// of the device memory's bandwidth, plus its launch (PASS_US). The phases are taken where they
+// cost less, and where K < 4 never (a phase would have no rows). SGEMM_B (an environment
+// variable: phases or copy) forces one, for the tests and for re-measuring the rule.
+int b_phases(const sgemm::Problem& p, double gemm_us) {
   if (reinterpret_cast<uintptr_t>(p.B) % 16 == 0 && p.ldb % 4 == 0) return 1;
-  return p.K < B_PHASES_ODD ? 0 : B_PHASES_ODD;
+  if (p.K < B_PHASES_ODD) return 0;
+  static const char* forced = std::getenv("SGEMM_B");
+  if (forced != nullptr) {
+    if (std::strcmp(forced, "phases") == 0) return B_PHASES_ODD;
+    if (std::strcmp(forced, "copy") == 0) return 0;
+    std::fprintf(stderr, "SGEMM_B=%s: B is read in phases or copied (phases, copy)\n", forced);
+    std::exit(2);
+  }
+  const double copy_us = 8.0 * p.K * p.N / (sgemm::gpu().dram_bytes_per_us * COPY_PERCENT / 100.0) + PASS_US;
+  return copy_us * 100 > gemm_us * PHASES_PERCENT ? B_PHASES_ODD : 0;
 }
 PhaseMaps phase_maps(const float* b, int rows, int cols, int ld, int phases) {
   PhaseMaps maps = {};
@@ -1088,7 +1105,7 @@ void launch_with(const sgemm::Problem& p, const Plan& plan, cudaStream_t stream)
   const int tiles = plan.tiles, k_tiles_per_split = plan.k_tiles_per_split, splits = plan.splits;
   const bool once = plan.place.once;
   static std::string path;  // took_path keeps the pointer
-  const int phases = b_phases(p);
+  const int phases = b_phases(p, plan.place.us);
   path = std::string(splits == 1 ? "whole-tiles/" : "split-K/") + (once ? "split-once/" : "in-pipeline/") + tile_name(TILE_BN) +
          (phases > 1 ? "/B-in-" + std::to_string(phases) + "-phases" : "");
   sgemm::took_path(path.c_str(), splits);
