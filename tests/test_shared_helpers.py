@@ -93,6 +93,10 @@ CHANGED = {
     ("37_tile_by_shape", "launch_with"): "not step 21's helper: a function of the same name that launches one tile's kernels with its plan",
     ("37_tile_by_shape", "launch"): "the tile chosen from the shape (choose_tile), then launch_with<that tile's BN>",
     ("37_tile_by_shape", "main"): "the shared memory the harness checks is the wide tile's, shared_bytes(BN)",
+    ("39_odd_strides", "b_tile_bytes"): "a B read in phases takes one box of 32 columns more",
+    ("39_odd_strides", "stage_bytes"): "the stage of a B read in phases (b_tile_bytes)",
+    ("39_odd_strides", "launch_with"): "B in phases or copied (b_phases), its maps and its kernel",
+    ("39_odd_strides", "main"): "the shared memory the harness checks is the wide tile's with B in phases",
 }
 IGNORED = {"sgemm_kernel"}  # the idea itself
 FIRST_KERNEL_STEP = "01_initial"  # step 00 calls cuBLAS: nothing of it is shared
