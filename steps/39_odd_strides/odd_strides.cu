@@ -9,8 +9,8 @@
 //         one box of 32 columns more; a consumer thread's rows are all in one phase (k % 4 = t),
 //         read at their column plus that phase's shift. The phases slow the GEMM (PHASES_PERCENT),
 //         so the host takes them only where the copy would cost more.
-// Why:    step 38's copy of B: at 777x1555x3111 138 us against 127 us in phases, at 999x1001x997
-//         42.9 against 40.7 (H100).
+// Why:    step 38's copy of B: at 777x1555x3111 138.1 us against 127.6 us in phases, at 999x1001x997
+//         42.6 against 40.8 (H100).
 // Where:  the producer's copy of B, the consumers' fragment offsets (b_slot, phase_col), the
 //         launch (phase_maps, b_phases).
 // Watch:  odd N with both tiles and both places of A's split, B's last rows (K not a multiple of
@@ -98,7 +98,8 @@ __host__ __device__ constexpr int stage_bytes(int bn, int phases = 1) {  // A's 
 constexpr int shared_bytes(int bn, int phases = 1) {  // + barriers, the decision, column factors, largest magnitudes, alignment
   return STAGES * stage_bytes(bn, phases) + 3 * STAGES * 8 + 16 + (BM + 2 * bn) * 4 + 1024;
 }
-static_assert(A_TILE_BYTES % 1024 == 0 && b_tile_bytes(NARROW_BN) % 1024 == 0 && b_tile_bytes(BN) % 1024 == 0,
+static_assert(A_TILE_BYTES % 1024 == 0 && b_tile_bytes(NARROW_BN) % 1024 == 0 && b_tile_bytes(BN) % 1024 == 0 &&
+                  b_tile_bytes(NARROW_BN, B_PHASES_ODD) % 1024 == 0 && b_tile_bytes(BN, B_PHASES_ODD) % 1024 == 0,
               "swizzled tiles start on 1024-byte boundaries (the swizzle repeats every 8 rows of 128 B)");
 static_assert(shared_bytes(BN, B_PHASES_ODD) <= sgemm::shared_limit(),
               "a block has at most 99 KB of shared memory on sm_86 and sm_89, 163 KB on sm_80, 227 KB on sm_90: "
