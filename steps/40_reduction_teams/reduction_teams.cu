@@ -1,8 +1,10 @@
 // Step 40 - the reduction in teams                                      previous: 39_odd_strides
-// Change: where K is cut into pieces, the reduction that adds them gives each four-column vector
-//         of C a team of lanes (up to 32, a power of two, at most the pieces): lane j adds pieces
-//         j, j + L, j + 2L, ..., and the team's sums are combined by shuffles in a fixed order.
-//         Steps 26-39 gave each vector one thread, which added every piece in turn.
+// Change: where K is cut into pieces and C has too few four-column vectors to give every SM
+//         REDUCE_FILL threads, the reduction that adds the pieces gives each vector a team of
+//         lanes (a power of two, up to 32 and at most the pieces): lane j adds pieces j, j + L,
+//         j + 2L, ..., and the team's sums are combined by shuffles in a fixed order. Steps 26-39
+//         gave each vector one thread, which added every piece in turn; so does this step where
+//         C is large.
 // Why:    where C is small and the pieces many, one thread a vector leaves most SMs idle and each
 //         thread waits on a long chain of loads: at 64x64x65536 (one tile, 64 pieces) 1,024
 //         threads, four blocks, read 64 float4 each; the survey's K-heavy small shapes spend
@@ -47,6 +49,7 @@ constexpr int NARROW_TILE_PERCENT = SGEMM_KNOB(NARROW_TILE_PERCENT, 75);  // a 1
 constexpr int L2_BANDWIDTH_RATIO = SGEMM_KNOB(L2_BANDWIDTH_RATIO, 4);  // partial sums in L2 move this much faster than device memory
 constexpr int REDUCE_THREADS = SGEMM_KNOB(REDUCE_THREADS, 256);     // threads per block of the reduction kernel
 constexpr int REDUCE_LANES = SGEMM_KNOB(REDUCE_LANES, 32);  // most lanes of the reduction that add one vector's pieces (a power of two up to a warp)
+constexpr int REDUCE_FILL = SGEMM_KNOB(REDUCE_FILL, 512);   // threads an SM the reduction is given before one vector gets a team
 constexpr int PASS_THREADS = SGEMM_KNOB(PASS_THREADS, 256);  // threads per block of the pass before the GEMM (either place)
 constexpr int PASS_LOADS = SGEMM_KNOB(PASS_LOADS, 16);       // loads each thread of a pass has in flight at once
 constexpr int RAW_MIN_K = SGEMM_KNOB(RAW_MIN_K, 32);  // A and B themselves are their big parts in the first sweep where K is at least this (small_of_truncated says why)
@@ -1048,11 +1051,15 @@ Plan choose_tile(const sgemm::Problem& p) {
   return narrow.place.us * (100 + MIN_GAIN_PERCENT) <= wide.place.us * 100 ? narrow : wide;
 }
 
-// The lanes that add one vector's pieces in the reduction: the largest power of two up to
-// REDUCE_LANES that has a piece for every lane (2 pieces: 2 lanes; 64 pieces: 32).
-int reduce_lanes(int splits) {
+// The lanes that add one vector's pieces in the reduction. Where C has vectors enough for
+// REDUCE_FILL threads on every SM, one (as steps 15-39: with a few pieces, a thread's loads
+// already overlap, and teams only add threads and shuffles, measured 2-4% slower at 640^3 and
+// 1000^3, the notes); else the fewest lanes, a power of two, that reach that many threads, but
+// no more than the pieces or REDUCE_LANES (64 x 64 x 65536: 1,024 vectors, 64 pieces, 32 lanes).
+int reduce_lanes(int splits, long long vectors) {
+  const long long fill = static_cast<long long>(sgemm::gpu().sm_count) * REDUCE_FILL;
   int lanes = 1;
-  while (lanes * 2 <= std::min(splits, REDUCE_LANES)) lanes *= 2;
+  while (vectors * lanes < fill && lanes * 2 <= std::min(splits, REDUCE_LANES)) lanes *= 2;
   return lanes;
 }
 
@@ -1192,15 +1199,16 @@ void launch_with(const sgemm::Problem& p, const Plan& plan, cudaStream_t stream)
                                                                  partials, splits == 1 ? 0 : ld_partials, max_bits);
   if (splits == 1) return;
   // The reduction, as a programmatic dependent launch: its launch overlaps the GEMM's end. A
-  // team of reduce_lanes(splits) lanes a vector of C.
-  const int lanes = reduce_lanes(splits);
+  // team of reduce_lanes lanes a vector of C where C is small.
+  const long long vectors = static_cast<long long>(p.M) * (ld_partials / 4);
+  const int lanes = reduce_lanes(splits, vectors);
   auto* reduce = lanes == 32 ? sgemm_kernel_split_reduce<32>
                  : lanes == 16 ? sgemm_kernel_split_reduce<16>
                  : lanes == 8  ? sgemm_kernel_split_reduce<8>
                  : lanes == 4  ? sgemm_kernel_split_reduce<4>
                  : lanes == 2  ? sgemm_kernel_split_reduce<2>
                                : sgemm_kernel_split_reduce<1>;
-  const long long threads_needed = static_cast<long long>(p.M) * (ld_partials / 4) * lanes;
+  const long long threads_needed = vectors * lanes;
   launch_after_previous(reduce, dim3(static_cast<unsigned>((threads_needed + REDUCE_THREADS - 1) / REDUCE_THREADS)),
                         dim3(REDUCE_THREADS), 0, stream, p, splits, static_cast<const float*>(partials), ld_partials);
 }
