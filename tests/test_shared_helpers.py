@@ -97,8 +97,6 @@ CHANGED = {
     ("39_odd_strides", "stage_bytes"): "the stage of a B read in phases (b_tile_bytes)",
     ("39_odd_strides", "launch_with"): "B in phases or copied (b_phases), its maps and its kernel",
     ("39_odd_strides", "main"): "the shared memory the harness checks is the wide tile's with B in phases",
-    ("40_reduction_teams", "sgemm_kernel_split_reduce"): "the idea: a team of lanes a vector, each adding every LANES-th piece",
-    ("40_reduction_teams", "launch_with"): "the reduction's team size (reduce_lanes) and its kernel",
 }
 IGNORED = {"sgemm_kernel"}  # the idea itself
 FIRST_KERNEL_STEP = "01_initial"  # step 00 calls cuBLAS: nothing of it is shared
