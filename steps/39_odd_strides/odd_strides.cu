@@ -363,8 +363,8 @@ __host__ __device__ constexpr int b_slot(int k) { return (k % P) * (TUNE_SPLIT /
 
 // B read in P phases (P = 1: B itself): map p is the matrix of B's rows p, p + P, p + 2P, ...,
 // whose stride P ldb is a multiple of 4 floats; it starts at its first row's address rounded
-// down to 16 bytes, so its column c + shift[p] is B's column c (shift[p] < 4). The maps are
-// four kernel parameters of their own (TMA reads a map where the kernel's parameters lie).
+// down to 16 bytes, so its column c + shift[p] is B's column c (shift[p] < 4). The kernel takes
+// the maps as four parameters, each a __grid_constant__ map like A's.
 struct PhaseMaps {
   CUtensorMap map[4];
   int shift[4];
