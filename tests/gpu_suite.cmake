@@ -49,11 +49,15 @@ endforeach()
 # (step 21) has each tile tested on every set, not only on the shapes its rule gives that
 # tile. SPLIT does the same with SGEMM_SPLIT=PLACE (step 30: where A is split). Both together
 # (step 37: a tile at each place) name the tests gpu.TARGET.NAME.PLACE.SET and set both.
+# EDGES runs every set with SGEMM_EDGES=EDGES, tests gpu.TARGET.edges-EDGES.SET (step 21: C
+# cut into rectangles wherever it can be, not only where the rule cuts it).
 function(sgemm_add_gpu_tests step)
-  cmake_parse_arguments(arg "EXPECT_FAILURE" "TILE;SPLIT" "" ${ARGN})
+  cmake_parse_arguments(arg "EXPECT_FAILURE" "TILE;SPLIT;EDGES" "" ${ARGN})
   set(expect_failure ${arg_EXPECT_FAILURE})
   set(prefix gpu.${step})
-  if(arg_TILE AND arg_SPLIT)
+  if(arg_EDGES)
+    set(prefix gpu.${step}.edges-${arg_EDGES})
+  elseif(arg_TILE AND arg_SPLIT)
     set(prefix gpu.${step}.${arg_TILE}.${arg_SPLIT})
   elseif(arg_TILE)
     set(prefix gpu.${step}.${arg_TILE})
@@ -93,7 +97,9 @@ function(sgemm_add_gpu_tests step)
     add_test(NAME ${prefix}.${name} COMMAND ${command})
     set_tests_properties(${prefix}.${name} PROPERTIES
       LABELS "${labels}" SKIP_RETURN_CODE 3 TIMEOUT 600)
-    if(arg_TILE AND arg_SPLIT)
+    if(arg_EDGES)
+      set_tests_properties(${prefix}.${name} PROPERTIES ENVIRONMENT "SGEMM_EDGES=${arg_EDGES}")
+    elseif(arg_TILE AND arg_SPLIT)
       set_tests_properties(${prefix}.${name} PROPERTIES ENVIRONMENT "SGEMM_TILE=${arg_TILE};SGEMM_SPLIT=${arg_SPLIT}")
     elseif(arg_TILE)
       set_tests_properties(${prefix}.${name} PROPERTIES ENVIRONMENT "SGEMM_TILE=${arg_TILE}")

@@ -97,6 +97,9 @@ CHANGED = {
     ("39_odd_strides", "stage_bytes"): "the stage of a B read in phases (b_tile_bytes)",
     ("39_odd_strides", "launch_with"): "B in phases or copied (b_phases), its maps and its kernel",
     ("39_odd_strides", "main"): "the shared memory the harness checks is the wide tile's with B in phases",
+    ("40_edge_rectangles", "aligned_operand"): "a rectangle before may still read the workspace it grows: the stream is synchronised before the free",
+    ("40_edge_rectangles", "launch_with"): "keeps its path (last_path) for launch to name the rectangles' run",
+    ("40_edge_rectangles", "launch"): "C cut into rectangles, each launched as step 39 launches a GEMM (launch_whole)",
 }
 IGNORED = {"sgemm_kernel"}  # the idea itself
 FIRST_KERNEL_STEP = "01_initial"  # step 00 calls cuBLAS: nothing of it is shared

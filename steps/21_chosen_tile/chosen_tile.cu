@@ -5,14 +5,19 @@
 //         shape (waves of blocks x k tiles per block x a k tile's time at that tile's measured
 //         share of the FP32 peak, plus the partial sums' traffic) with step 20's choice of
 //         pieces and a stream-K that must pay for its overhead; the tile with the smallest
-//         estimate runs where it beats the 128 x 256 tile's by MIN_GAIN_PERCENT. With it:
-//         MAX_SPLITS 128, for a lone small tile; and with an unaligned B, step 17's stream-K.
+//         estimate runs where it beats the 128 x 256 tile's by MIN_GAIN_PERCENT. Where the
+//         chosen tile does not divide M or N, C may be cut: the main rectangle at its
+//         multiples and the thin edges each run as a GEMM of their own, with the tile their
+//         shape chooses (launch).
+//         With it: MAX_SPLITS 128, for a lone small tile; and with an unaligned B, step 17's
+//         stream-K.
 // Why:    one 128 x 256 tile for every problem leaves most of the GPU idle on small and skinny
 //         shapes: 128^3 is one block on one SM of 132, and N = 64 fills a quarter of each
-//         tile. Smaller tiles make more blocks, at a lower share of the peak each.
+//         tile. Smaller tiles make more blocks, at a lower share of the peak each. And an
+//         edge of one column (N = 2049) costs the 128 x 256 tile a whole block column.
 // Where:  struct Tile (step 20's code inside it: constants and kernels' bodies); plan (the
-//         estimate); the kernels' wrappers after it; the four tiles (using Tile...) and
-//         launch at the end.
+//         estimate); the kernels' wrappers after it; the four tiles (using Tile...), choose
+//         and launch (the edges cut into rectangles) at the end.
 // Watch:  the survey's shapes against step 20 (small, skinny, odd); the bench's six shapes
 //         unchanged where the 128 x 256 tile is chosen.
 // Build alone: mkdir -p build-alone && nvcc -std=c++20 -O3 -arch=sm_80 -Icommon common/*.cpp common/*.cu steps/21_chosen_tile/chosen_tile.cu -lcublas -o build-alone/chosen_tile
@@ -21,6 +26,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <cmath>
 #include <string>
 
 constexpr int TUNE_SPLIT = SGEMM_KNOB(TUNE_SPLIT, 32);    // K-width of a shared tile
@@ -57,6 +64,9 @@ constexpr int REDUCE_THREADS = SGEMM_KNOB(REDUCE_THREADS, 256);   // threads per
 constexpr int PAIR_ROWS = SGEMM_KNOB(PAIR_ROWS, 4);  // of every 4 rows, those whose pieces 2c and 2c+1 add up in distributed shared memory before they are stored (0: none)
 
 constexpr int STREAM_K_OVERHEAD_K_TILES = SGEMM_KNOB(STREAM_K_OVERHEAD_K_TILES, 4);  // k tiles of time stream-K is charged for its pieces and their reduction
+constexpr bool EDGE_RECTANGLES = SGEMM_KNOB(EDGE_RECTANGLES, true);  // C's thin edges run as GEMMs of their own, each with its own tile, where the estimate says so
+constexpr int EDGE_LAUNCH_US = SGEMM_KNOB(EDGE_LAUNCH_US, 4);  // microseconds each rectangle beyond the first is charged (its launches, its share of A and B read again)
+constexpr int EDGE_GAIN_PERCENT = SGEMM_KNOB(EDGE_GAIN_PERCENT, 3);  // the rectangles must cut the estimated time by this much
 // Each tile's share of the SM's FP32 peak, in percent, with the SM full of its blocks (the
 // H100 at 6144^3, step 20 built with each tile: the notes, which say why the two smaller
 // tiles' are probably low). The estimate's k tile takes BM x BN x TUNE_SPLIT
@@ -76,6 +86,9 @@ template <class T> __global__ void sgemm_kernel_stream_reduce(sgemm::Problem p, 
 template <class T> __global__ void sgemm_kernel_stream_reduce_beside(sgemm::Problem p, int dp_tiles, int sk_tiles, int blocks, const float* slots,
                                                                      const unsigned* sk_done, unsigned target);
 template <class T> __global__ void sgemm_kernel_split_reduce(sgemm::Problem p, int splits, const float* partials, int ld_partials, int pair_rows);
+
+// The path of the last tile launched (Tile::took_path), for launch's rectangles to name.
+std::string last_path;
 
 // One tile: step 20's tile knobs are the template's parameters, and everything from here to
 // the struct's end is step 20's code (a kernel's body now a member function, its constants
@@ -1057,6 +1070,7 @@ static std::string tile_name() { return std::to_string(BM) + "x" + std::to_strin
 void took_path(const char* path, int count) {
   static std::string name;
   name = std::string(path) + "/" + tile_name();
+  last_path = name;
   sgemm::took_path(name.c_str(), count);
 }
 
@@ -1199,27 +1213,112 @@ void launch_with(const sgemm::Problem& p, const typename T::Plan& plan, cudaStre
 // tie the estimate picked the slower tile as often as the faster: the notes).
 // SGEMM_TILE (an environment variable: 128x256, 128x128, 64x128 or 64x64) runs that tile
 // instead, for the tests and for comparing the tiles on a reader's own shapes.
-void launch(const sgemm::Problem& p, cudaStream_t stream) {
-  static const char* forced = std::getenv("SGEMM_TILE");
-  const auto p0 = Tile128x256().plan(p);
-  const auto p1 = Tile128x128().plan(p);
-  const auto p2 = Tile64x128().plan(p);
-  const auto p3 = Tile64x64().plan(p);
-  const double smallest = std::min({p1.us, p2.us, p3.us});
-  const double best = smallest * (100 + MIN_GAIN_PERCENT) <= p0.us * 100 ? smallest : p0.us;
-  auto runs = [&](const std::string& name, double us) { return forced ? name == forced : us == best; };
-  if (runs(Tile128x256::tile_name(), p0.us)) {
-    launch_with<Tile128x256>(p, p0, stream);
-  } else if (runs(Tile128x128::tile_name(), p1.us)) {
-    launch_with<Tile128x128>(p, p1, stream);
-  } else if (runs(Tile64x128::tile_name(), p2.us)) {
-    launch_with<Tile64x128>(p, p2, stream);
-  } else if (runs(Tile64x64::tile_name(), p3.us)) {
-    launch_with<Tile64x64>(p, p3, stream);
+struct Choice {
+  int tile = 0;   // 0 .. 3: 128 x 256, 128 x 128, 64 x 128, 64 x 64
+  double us = 0;  // its estimate
+  Tile128x256::Plan p0;
+  Tile128x128::Plan p1;
+  Tile64x128::Plan p2;
+  Tile64x64::Plan p3;
+};
+constexpr int TILE_BM[] = {Tile128x256::BM, Tile128x128::BM, Tile64x128::BM, Tile64x64::BM};
+constexpr int TILE_BN[] = {Tile128x256::BN, Tile128x128::BN, Tile64x128::BN, Tile64x64::BN};
+const char* const forced_tile = std::getenv("SGEMM_TILE");
+Choice choose(const sgemm::Problem& p) {
+  Choice c;
+  c.p0 = Tile128x256().plan(p);
+  c.p1 = Tile128x128().plan(p);
+  c.p2 = Tile64x128().plan(p);
+  c.p3 = Tile64x64().plan(p);
+  const double us[] = {c.p0.us, c.p1.us, c.p2.us, c.p3.us};
+  if (forced_tile != nullptr) {
+    c.tile = -1;
+    for (int t = 0; t < 4; ++t)
+      if (std::to_string(TILE_BM[t]) + "x" + std::to_string(TILE_BN[t]) == forced_tile) c.tile = t;
+    if (c.tile < 0) {
+      std::fprintf(stderr, "SGEMM_TILE=%s: the tiles are 128x256, 128x128, 64x128 and 64x64\n", forced_tile);
+      std::exit(2);
+    }
   } else {
-    std::fprintf(stderr, "SGEMM_TILE=%s: the tiles are 128x256, 128x128, 64x128 and 64x64\n", forced);
+    const int smallest = static_cast<int>(std::min_element(us + 1, us + 4) - us);
+    c.tile = us[smallest] * (100 + MIN_GAIN_PERCENT) <= us[0] * 100 ? smallest : 0;
+  }
+  c.us = us[c.tile];
+  return c;
+}
+void launch_choice(const sgemm::Problem& p, const Choice& c, cudaStream_t stream) {
+  switch (c.tile) {
+    case 0: launch_with<Tile128x256>(p, c.p0, stream); break;
+    case 1: launch_with<Tile128x128>(p, c.p1, stream); break;
+    case 2: launch_with<Tile64x128>(p, c.p2, stream); break;
+    default: launch_with<Tile64x64>(p, c.p3, stream); break;
+  }
+}
+
+// The rectangle of C at (row, col), rows x cols, as a GEMM of its own: the same K, A's rows
+// and B's columns that meet there, the same alpha and beta.
+sgemm::Problem rectangle(const sgemm::Problem& p, int row, int col, int rows, int cols) {
+  sgemm::Problem r = p;
+  r.M = rows, r.N = cols;
+  r.A = p.A + std::size_t(row) * p.lda;
+  r.B = p.B + col;
+  r.C = p.C + std::size_t(row) * p.ldc + col;
+  return r;
+}
+
+// C cut into rectangles. Where the chosen tile does not divide M or N, its last block row or
+// column computes a whole tile for a thin edge of C (N = 4097 and 256 columns a tile: 17
+// block columns for 16 and one column). Cut there instead: the main rectangle, a multiple of
+// the tile, and the edges (a strip on the right, a strip below) each become a GEMM of their
+// own, whose tile choose() picks for its shape, launched one after another. The cut is taken
+// where the sum of the rectangles' estimates, each beyond the first charged EDGE_LAUNCH_US,
+// beats the whole's by EDGE_GAIN_PERCENT. SGEMM_EDGES (an environment variable: whole or cut)
+// forces either, for the tests and for re-measuring the rule; forced, the cut is at the
+// 128 x 256 tile's multiples. With SGEMM_TILE every rectangle runs that tile.
+void launch(const sgemm::Problem& p, cudaStream_t stream) {
+  static const char* forced = std::getenv("SGEMM_EDGES");
+  if (forced != nullptr && std::strcmp(forced, "whole") != 0 && std::strcmp(forced, "cut") != 0) {
+    std::fprintf(stderr, "SGEMM_EDGES=%s: C is run whole or cut\n", forced);
     std::exit(2);
   }
+  const bool force_cut = forced != nullptr && std::strcmp(forced, "cut") == 0;
+  const Choice whole = choose(p);
+  if (!EDGE_RECTANGLES || (forced != nullptr && !force_cut) || (forced_tile != nullptr && !force_cut)) {
+    launch_choice(p, whole, stream);
+    return;
+  }
+  const int bm = TILE_BM[force_cut ? 0 : whole.tile], bn = TILE_BN[force_cut ? 0 : whole.tile];
+  const int main_rows = p.M - p.M % bm, main_cols = p.N - p.N % bn;  // the main rectangle, at most
+  sgemm::Problem best[3];
+  Choice best_choice[3];
+  int best_parts = 0;
+  double best_us = force_cut ? INFINITY : whole.us * (100 - EDGE_GAIN_PERCENT) / 100.0;
+  for (int cut = 1; cut <= 3; ++cut) {  // 1: the right strip, 2: the strip below, 3: both
+    const bool cut_cols = cut & 1, cut_rows = cut & 2;
+    if ((cut_cols && (main_cols == 0 || main_cols == p.N)) || (cut_rows && (main_rows == 0 || main_rows == p.M))) continue;
+    const int rows = cut_rows ? main_rows : p.M, cols = cut_cols ? main_cols : p.N;
+    sgemm::Problem parts[3] = {rectangle(p, 0, 0, rows, cols)};
+    int n = 1;
+    if (cut_cols) parts[n++] = rectangle(p, 0, cols, rows, p.N - cols);
+    if (cut_rows) parts[n++] = rectangle(p, rows, 0, p.M - rows, p.N);
+    Choice choices[3];
+    double us = EDGE_LAUNCH_US * (n - 1);
+    for (int i = 0; i < n; ++i) us += (choices[i] = choose(parts[i])).us;
+    if (us < best_us) {
+      best_us = us, best_parts = n;
+      std::copy(parts, parts + n, best), std::copy(choices, choices + n, best_choice);
+    }
+  }
+  if (best_parts == 0) {
+    launch_choice(p, whole, stream);
+    return;
+  }
+  static std::string path;  // took_path keeps the pointer
+  for (int i = 0; i < best_parts; ++i) {
+    launch_choice(best[i], best_choice[i], stream);
+    if (i == 0) path = "edges/" + last_path;  // the main rectangle's path
+  }
+  sgemm::took_path(path.c_str(), best_parts);
 }
 
 int main(int argc, char** argv) {
