@@ -20,7 +20,8 @@ PICTURES_DIR = Path("docs") / "pictures"
 MODULES = ("plots.pictures_tiles", "plots.pictures_time", "plots.pictures_plan", "plots.pictures_split",
            "plots.pictures_pass", "plots.pictures_demand", "plots.pictures_raw",
            "plots.pictures_columns", "plots.pictures_small_pass", "plots.pictures_raw_b",
-           "plots.pictures_tile_by_shape", "plots.pictures_short_epilogue", "plots.pictures_odd_strides")
+           "plots.pictures_tile_by_shape", "plots.pictures_short_epilogue", "plots.pictures_odd_strides",
+           "plots.pictures_edges")
 
 
 def drawers() -> dict[str, Callable[[Path], str]]:

@@ -41,10 +41,10 @@ PIPELINE, ONCE = "in-pipeline", "split-once"    # where A is split, as the step'
 WHOLE, SPLIT = "whole-tiles", "split-K"
 
 
-def _require(src: str, pattern: str, what: str) -> re.Match:
+def _require_in(src: str, pattern: str, what: str, step: int = STEP) -> re.Match:
     found = re.search(pattern, src, re.S)
     if not found:
-        raise ValueError(f"pictures: step {STEP}'s source {what}")
+        raise ValueError(f"pictures: step {step}'s source {what}")
     return found
 
 
@@ -58,8 +58,9 @@ class Source:
     first_team: int        # team_size(): the first team, a warp
 
     @classmethod
-    def read(cls, repo: Path) -> "Source":
-        src = source_text(repo, STEP)
+    def read(cls, repo: Path, step: int = STEP) -> "Source":
+        src = source_text(repo, step)
+        _require = partial(_require_in, step=step)
         wgmma_m = _require(src, r"constexpr int WGMMA_M = (\d+)\b", "declares no `constexpr int WGMMA_M = N`")
         _require(src, r"constexpr int NARROW_BN = WGMMA_M;", "no longer makes the narrow tile WGMMA_M wide")
         products = _require(
@@ -122,14 +123,15 @@ class Plan:
 class Rule:
     """Step 37's choose_tile(): plan_for() each tile (choose_splits, then split_place), and the
     narrow tile where its estimate beats the wide tile's by MIN_GAIN_PERCENT; on the H100 (or
-    on `gpu`, a dict of scripts/paths.py's facts: clock_mhz, dram_bytes_per_us, l2_bytes)."""
+    on `gpu`, a dict of scripts/paths.py's facts: clock_mhz, dram_bytes_per_us, l2_bytes). A
+    later step that keeps the rule (`step`: 40 runs it for each rectangle of C) is read instead."""
 
-    def __init__(self, repo: Path, sms: int = SMS, gpu: dict | None = None):
+    def __init__(self, repo: Path, sms: int = SMS, gpu: dict | None = None, step: int = STEP):
         self.sms = sms
-        self.knobs = knobs(repo, STEP)
+        self.knobs = knobs(repo, step)
         p = paths(repo)
         self.gpu, self.cdiv = dict(p.H100 if gpu is None else gpu), p.cdiv
-        self.source = Source.read(repo)
+        self.source = Source.read(repo, step)
         self.wide_bn, self.narrow_bn = self.knobs["BN"], self.source.narrow_bn
 
     def tile_us(self, bn: int) -> float:

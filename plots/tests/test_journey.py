@@ -64,10 +64,10 @@ class JourneyFigureTest(unittest.TestCase):
         self.assertEqual(titles, ["M=N=K=1024", "M=N=K=2048", "M=N=K=4096", "M=N=K=8192",
                                   "M×N×K = 1024×1024×8192", "M×N×K = 256×256×16384"])
         words = texts(fig)
-        for chapter in ("01–09", "10–12", "13–21", "22–39"):
+        for chapter in ("01–09", "10–12", "13–21", "22–40"):
             self.assertEqual(words.count(chapter), 6, chapter)  # one per panel
         for label in ("01–09 the blog series", "10–12 MoYe.jl's pipeline",
-                      "13–21 CUDA cores to cuBLAS", "22–39 3xTF32 on tensor cores",
+                      "13–21 CUDA cores to cuBLAS", "22–40 3xTF32 on tensor cores",
                       "FP32 FFMA peak", "3xTF32 ceiling", "cuBLAS SGEMM", "not measured"):
             self.assertIn(label, words)
         notes = fig.get_supxlabel()

@@ -11,7 +11,7 @@ from plots import palette
 from plots.figures import _RC, plot_gflops_vs_size, plot_ratio_heatmap
 from plots.tests.helpers import assert_nothing_cut_off, figure_texts, synthetic_gpu
 
-TUTORIAL = [f"{n:02d}_step{n}" for n in range(40)]
+TUTORIAL = [f"{n:02d}_step{n}" for n in range(41)]
 
 
 def hex_color(color) -> str:
@@ -20,19 +20,19 @@ def hex_color(color) -> str:
 
 class PaletteTest(unittest.TestCase):
     def test_chapters(self):
-        names = {n: palette.chapter_of(f"{n:02d}_x") for n in (1, 9, 10, 12, 13, 21, 22, 39)}
+        names = {n: palette.chapter_of(f"{n:02d}_x") for n in (1, 9, 10, 12, 13, 21, 22, 40)}
         self.assertEqual([names[n].label for n in (1, 9)], ["01–09 the blog series"] * 2)
         self.assertEqual([names[n].label for n in (10, 12)], ["10–12 MoYe.jl's pipeline"] * 2)
         self.assertEqual([names[n].label for n in (13, 21)],
                          ["13–21 CUDA cores to cuBLAS"] * 2)
-        self.assertEqual([names[n].label for n in (22, 39)],
-                         ["22–39 3xTF32 on tensor cores"] * 2)
+        self.assertEqual([names[n].label for n in (22, 40)],
+                         ["22–40 3xTF32 on tensor cores"] * 2)
         self.assertIsNone(palette.chapter_of("00_cublas"))
-        self.assertIs(palette.chapter_of("40_later"), palette.OTHER)
+        self.assertIs(palette.chapter_of("41_later"), palette.OTHER)
         self.assertIs(palette.chapter_of("unnumbered"), palette.OTHER)
 
     def test_no_colour_for_two_steps(self):
-        steps = TUTORIAL + ["40_later", "41_later", "unnumbered"]
+        steps = TUTORIAL + ["41_later", "42_later", "unnumbered"]
         colors = [hex_color(palette.step_color(step, steps)) for step in steps]
         self.assertEqual(len(set(colors)), len(steps), colors)
 
