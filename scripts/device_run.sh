@@ -13,7 +13,10 @@
 #           emulate-bench=TUNING:SMS bench.sh's sizes with that build on SMS SMs (results/<gpu>/emulations/)
 #           tune=STEPS[:MINUTES]     scripts/tune.sh for these steps ("all": every step)
 # Environment: CTEST_REGEX (test: only the tests it matches), CTEST_TIMEOUT, BENCH_STEPS (bench and
-# survey: only these steps), EMU_STEPS / EMU_SIZES (emulate-bench), SANITIZE_STEPS (sanitize).
+# survey: only these steps), EMU_STEPS / EMU_SIZES (emulate-bench), SANITIZE_STEPS (sanitize),
+# FAULT_STEPS (faults), BUILD_TARGETS (build: only these targets, e.g. "00_cublas 21_chosen_tile",
+# so that a run about a few steps spends its minutes on them; the other steps' tests then fail
+# for want of their programs, so pair it with CTEST_REGEX).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
@@ -42,7 +45,7 @@ for phase in "$@"; do
       cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DSGEMM_PTXAS_VERBOSE=ON -DSGEMM_CLASS_BUILDS=OFF -DSGEMM_SUITE_SMS= \
             ${prefix:+-DCMAKE_PREFIX_PATH=$prefix} > "$logs/configure.log" 2>&1 || status=1
       # -k: a step that fails to build does not stop the others (its tests then fail).
-      cmake --build "$build" -j "$(nproc)" -- -k > "$logs/build.log" 2>&1 || status=1
+      cmake --build "$build" -j "$(nproc)" ${BUILD_TARGETS:+--target $BUILD_TARGETS} -- -k > "$logs/build.log" 2>&1 || status=1
       grep -E "error|registers|spill" "$logs/build.log" | tail -n 40 >> "$out/summary.txt"
       ;;
     test)

@@ -64,7 +64,6 @@ constexpr int REDUCE_THREADS = SGEMM_KNOB(REDUCE_THREADS, 256);   // threads per
 constexpr int PAIR_ROWS = SGEMM_KNOB(PAIR_ROWS, 4);  // of every 4 rows, those whose pieces 2c and 2c+1 add up in distributed shared memory before they are stored (0: none)
 
 constexpr int STREAM_K_OVERHEAD_K_TILES = SGEMM_KNOB(STREAM_K_OVERHEAD_K_TILES, 4);  // k tiles of time stream-K is charged for its pieces and their reduction
-constexpr bool EDGE_RECTANGLES = SGEMM_KNOB(EDGE_RECTANGLES, true);  // C's thin edges run as GEMMs of their own, each with its own tile, where the estimate says so
 constexpr int EDGE_LAUNCH_US = SGEMM_KNOB(EDGE_LAUNCH_US, 4);  // microseconds each rectangle beyond the first is charged (its launches, its share of A and B read again)
 constexpr int EDGE_GAIN_PERCENT = SGEMM_KNOB(EDGE_GAIN_PERCENT, 3);  // the rectangles must cut the estimated time by this much
 // Each tile's share of the SM's FP32 peak, in percent, with the SM full of its blocks (the
@@ -1283,7 +1282,7 @@ void launch(const sgemm::Problem& p, cudaStream_t stream) {
   }
   const bool force_cut = forced != nullptr && std::strcmp(forced, "cut") == 0;
   const Choice whole = choose(p);
-  if (!EDGE_RECTANGLES || (forced != nullptr && !force_cut) || (forced_tile != nullptr && !force_cut)) {
+  if ((forced != nullptr && !force_cut) || (forced_tile != nullptr && !force_cut)) {
     launch_choice(p, whole, stream);
     return;
   }
