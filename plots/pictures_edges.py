@@ -35,7 +35,7 @@ SHAPE = (2047, 2049, 2047)  # the survey's odd shape the pictures draw: N = 2049
 
 # The lines of launch() the port follows, per step: (what the step names the estimate of a
 # choice, the name of the chosen tile's rows).
-_ESTIMATE = {21: (r"whole\.us", r"bm"), 40: (r"whole\.place\.us", r"BM")}
+_ESTIMATE = {21: (r"whole\.us", r"bm"), 40: (r"estimate_us\(p, whole\)", r"BM")}
 
 
 def _check_source(repo: Path, step: int) -> None:
@@ -55,6 +55,24 @@ def _check_source(repo: Path, step: int) -> None:
         (r"double us = EDGE_LAUNCH_US \* \(n - 1\);", "no longer charges EDGE_LAUNCH_US for each rectangle beyond the first"),
         (r"if \(us < best_us\) \{", "no longer keeps the first cheapest cut"),
     )
+    if step == 40:
+        needed += (
+            (r"double us = plan\.place\.us;\s*"
+             r"if \(!plan\.place\.once && !\(reinterpret_cast<uintptr_t>\(p\.A\) % 16 == 0 && p\.lda % 4 == 0\)\)\s*"
+             r"us \+= 8\.0 \* p\.M \* p\.K / pace \+ PASS_US;\s*"
+             r"const int phases = b_phases\(p, plan\.place\.us\);\s*"
+             r"if \(phases == 0 && !\(reinterpret_cast<uintptr_t>\(p\.B\) % 16 == 0 && p\.ldb % 4 == 0\)\)\s*"
+             r"us \+= 8\.0 \* p\.K \* p\.N / pace \+ PASS_US;\s*"
+             r"else if \(phases == B_PHASES_ODD\)\s*"
+             r"us \+= plan\.place\.us \* PHASES_PERCENT / 100\.0;",
+             "no longer prices A's copy (split in the pipeline, rows unaligned), B's copy and B's phases as estimate_us"),
+            (r"const double copy_us = 8\.0 \* p\.K \* p\.N / \(sgemm::gpu\(\)\.dram_bytes_per_us \* COPY_PERCENT / 100\.0\) \+ PASS_US;\s*"
+             r"return copy_us \* 100 > gemm_us \* PHASES_PERCENT \? B_PHASES_ODD : 0;",
+             "no longer copies B where the copy costs less than PHASES_PERCENT of the GEMM (b_phases)"),
+            (r"if \(p\.K < B_PHASES_ODD\) return 0;", "no longer copies B where K < B_PHASES_ODD"),
+            (r"us \+= estimate_us\(parts\[i\], plans\[i\] = choose_tile\(parts\[i\]\)\);",
+             "no longer prices each rectangle with estimate_us"),
+        )
     for pattern, what in needed:
         if not re.search(pattern, src):
             raise ValueError(f"pictures: step {step}'s launch() {what}")
@@ -104,14 +122,32 @@ class Edges:
             self.largest = (self.rule.knobs["BM"], self.rule.wide_bn)
         self.cdiv = self.rule.cdiv
 
-    def part(self, row: int, col: int, rows: int, cols: int, k: int) -> Part:
+    def part(self, row: int, col: int, rows: int, cols: int, k: int, ldb: int | None = None) -> Part:
+        """A rectangle and its plan, priced as launch() prices it. The operands are the harness's:
+        A's rows K floats apart, B's `ldb` (C's N), both based at 16-byte addresses, so a
+        rectangle's are aligned where the whole's are. Step 40 adds what its launch does for
+        operands TMA cannot read (estimate_us): A's copy where A is split in the pipeline and K
+        is no multiple of 4; where ldb is none, B's copy or its phases, as b_phases chooses."""
         plan = self.rule.choose(rows, cols, k)
-        return Part(row, col, rows, cols, plan, plan.us)
+        us = plan.us
+        if self.step == 40:
+            kn = self.knobs
+            pace = self.rule.gpu["dram_bytes_per_us"] * kn["COPY_PERCENT"] / 100.0
+            if not plan.once and k % 4:
+                us += 8.0 * rows * k / pace + kn["PASS_US"]
+            ldb = cols if ldb is None else ldb
+            if ldb % 4:
+                copy_us = 8.0 * k * cols / pace + kn["PASS_US"]
+                if k < kn["B_PHASES_ODD"] or not copy_us * 100 > plan.us * kn["PHASES_PERCENT"]:
+                    us += copy_us
+                else:
+                    us += plan.us * kn["PHASES_PERCENT"] / 100.0
+        return Part(row, col, rows, cols, plan, us)
 
     def cut(self, m: int, n: int, k: int, force: bool = False) -> Cut:
         """launch() with SGEMM_EDGES unset (or `force`: SGEMM_EDGES=cut, at the largest tile's
         multiples, whatever the estimates)."""
-        whole = self.part(0, 0, m, n, k)
+        whole = self.part(0, 0, m, n, k, n)
         bm, bn = self.largest if force else self.tile(whole.plan)
         main_rows, main_cols = m - m % bm, n - n % bn
         best, best_us = (), float("inf") if force else whole.us * (100 - self.knobs["EDGE_GAIN_PERCENT"]) / 100.0
@@ -120,11 +156,11 @@ class Edges:
             if (cut_cols and main_cols in (0, n)) or (cut_rows and main_rows in (0, m)):
                 continue
             rows, cols = (main_rows if cut_rows else m), (main_cols if cut_cols else n)
-            parts = [self.part(0, 0, rows, cols, k)]
+            parts = [self.part(0, 0, rows, cols, k, n)]
             if cut_cols:
-                parts.append(self.part(0, cols, rows, n - cols, k))
+                parts.append(self.part(0, cols, rows, n - cols, k, n))
             if cut_rows:
-                parts.append(self.part(rows, 0, m - rows, n, k))
+                parts.append(self.part(rows, 0, m - rows, n, k, n))
             us = self.knobs["EDGE_LAUNCH_US"] * (len(parts) - 1) + sum(p.us for p in parts)
             if us < best_us:
                 best, best_us = tuple(parts), us
@@ -183,7 +219,7 @@ def draw_edges(repo: Path, step: int) -> Canvas:
     forced = decision if decision.taken else edges.cut(m, n, k, force=True)
     whole = decision.whole
     bm, bn = edges.tile(whole.plan)
-    cv = Canvas(height=600)
+    cv = Canvas(height=640)
     cv.title(f"Step {step}: C of {m} x {n} x {k} run whole, or cut at its edges (H100, {edges.sms} SMs)")
     cv.rect(20, 40, 16, 12, fill=WHOLE_FILL, edge="none")
     cv.text(42, 46, "a block's rows and columns inside C", size=8.5)
@@ -224,8 +260,9 @@ def draw_edges(repo: Path, step: int) -> Canvas:
             height = max(12.0, part.rows * scale)
             cv.rect(x1, TOP + main.rows * scale + 10, part.cols * scale, height, fill=STRIP_FILL, edge=INK, lw=0.6, z=2)
             cv.text(x1, TOP + main.rows * scale + height + 16,
-                    f"the strip below: {part.rows} x {part.cols} (drawn taller), " + edges.describe(part), size=8,
-                    va="top")
+                    f"the strip below: {part.rows} x {part.cols}\n" + edges.describe(part), size=8, va="top")
+    if main.cols == n:  # C's right edge through the main rectangle's last block column
+        cv.line(x1 + n * scale, TOP - 4, x1 + n * scale, TOP + main.rows * scale + 4, color=INK, lw=1.0, z=5)
 
     # The estimates, to scale.
     y = TOP + m * scale + 70
@@ -247,13 +284,16 @@ def draw_edges(repo: Path, step: int) -> Canvas:
         total = sum(us for us, _, _ in segs)
         cv.text(x + 6, yy + 10, f"{total:.0f} us", size=8.5)
     gain = edges.knobs["EDGE_GAIN_PERCENT"]
+    extra = (" Step 40's estimates include what its launch does for operands TMA cannot read as they lie (N and K "
+             "odd here): B copied or read in phases, and A copied where a rectangle splits A in its pipeline."
+             if step == 40 else "")
     note = (f"launch() runs the rule on the whole C and, where the chosen tile ({bm} x {bn} here) does not divide "
             f"M or N, on the rectangles of a cut: the main one at the tile's multiples, a strip on the right, a strip "
             f"below, or both; each rectangle's tile and pieces of K are the rule's for its own shape. Each rectangle "
-            f"beyond the first is charged EDGE_LAUNCH_US = {charge} us (grey), and the cut runs where it beats the "
-            f"whole's estimate by EDGE_GAIN_PERCENT = {gain}%. Hatched: blocks' rows or columns outside C, computed "
-            f"and thrown away.")
-    cv.text(20, y + 90, "\n".join(textwrap.wrap(note, 125)), size=8.5, va="top")
+            f"beyond the first is charged EDGE_LAUNCH_US = {charge} us (grey), and the cheapest cut runs where it "
+            f"beats the whole's estimate by EDGE_GAIN_PERCENT = {gain}%.{extra} Hatched: blocks' rows or columns "
+            f"outside C, computed and thrown away.")
+    cv.text(20, y + 90, "\n".join(textwrap.wrap(note, 120)), size=8.5, va="top")
     return cv
 
 

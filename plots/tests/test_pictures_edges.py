@@ -26,9 +26,8 @@ CUT = {
          (4095, 4097, 4093): [(4095, 4096), (4095, 1)],
          (1023, 1025, 8190): [(1023, 1024), (1023, 1)],
          (777, 1555, 3111): [(777, 1536), (777, 19)]},
-    40: {(2047, 2049, 2047): [(2047, 2048), (2047, 1)],
-         (1023, 1025, 8190): [(1023, 1024), (1023, 1)],
-         (5003, 4999, 997): [(5003, 4992), (5003, 7)]},
+    40: {(2047, 2049, 2047): [(1920, 2049), (127, 2049)],
+         (1023, 1025, 8190): [(896, 1025), (127, 1025)]},
 }
 
 
@@ -102,21 +101,37 @@ class PortTest(unittest.TestCase):
                          [(0, 0, 1664, 2400), (1664, 0, 36, 2400)])
 
     def test_a_shape_by_hand(self):
-        """Step 40 at 2047 x 2049 x 2047: the whole is 16 x 17 = 272 wide tiles, three waves of 132
-        (more pieces of K win nothing); the main rectangle 16 x 16 = 256, two waves; the strip
-        its own rule's choice, charged EDGE_LAUNCH_US."""
+        """Step 40 at 2047 x 2049 x 2047: the whole is 16 x 17 = 272 wide tiles, three waves of 132;
+        without the last block row, 15 x 17 = 255, two waves. N is odd, so B is copied before the
+        whole (its copy costs less than the phases' PHASES_PERCENT of that GEMM) and read in phases
+        in the main rectangle: each estimate carries its own. The cut's estimate is the
+        rectangles' and one EDGE_LAUNCH_US."""
         edges = pe.Edges(REPO_ROOT, 40)
+        rule, kn = edges.rule, edges.knobs
         cut = edges.cut(2047, 2049, 2047)
-        self.assertEqual(cut.whole.plan.tiles, 272)
-        self.assertEqual(cut.parts[0].plan.tiles, 256)
+        self.assertEqual([(p.row, p.col, p.rows, p.cols) for p in cut.parts], [(0, 0, 1920, 2049), (1920, 0, 127, 2049)])
+        self.assertEqual((cut.whole.plan.tiles, cut.parts[0].plan.tiles), (272, 255))
         self.assertEqual((cut.parts[0].plan.splits, cut.whole.plan.splits), (1, 1))
-        rule = edges.rule
-        k_tiles = rule.cdiv(2047, rule.knobs["TUNE_SPLIT"])
-        per_wave = (k_tiles + rule.knobs["PIECE_OVERHEAD_TILES"]) * rule.tile_us(rule.wide_bn) * 100.0 / rule.knobs["TENSOR_PERCENT"]
-        whole_gemm, main_gemm = 3 * per_wave, 2 * per_wave
-        self.assertAlmostEqual(cut.whole.plan.gemm_us, whole_gemm, places=6)
-        self.assertAlmostEqual(cut.parts[0].plan.gemm_us, main_gemm, places=6)
-        self.assertAlmostEqual(cut.us, cut.parts[0].us + cut.parts[1].us + edges.knobs["EDGE_LAUNCH_US"], places=6)
+        k_tiles = rule.cdiv(2047, kn["TUNE_SPLIT"])
+        per_wave = (k_tiles + kn["PIECE_OVERHEAD_TILES"]) * rule.tile_us(rule.wide_bn) * 100.0 / kn["TENSOR_PERCENT"]
+        self.assertAlmostEqual(cut.whole.plan.gemm_us, 3 * per_wave, places=6)
+        self.assertAlmostEqual(cut.parts[0].plan.gemm_us, 2 * per_wave, places=6)
+        pace = rule.gpu["dram_bytes_per_us"] * kn["COPY_PERCENT"] / 100.0
+        b_copy = 8.0 * 2047 * 2049 / pace + kn["PASS_US"]
+        self.assertAlmostEqual(cut.whole.us, cut.whole.plan.us + b_copy, places=6)
+        main = cut.parts[0]
+        self.assertAlmostEqual(main.us, main.plan.us * (100 + kn["PHASES_PERCENT"]) / 100.0, places=6)
+        self.assertAlmostEqual(cut.us, sum(p.us for p in cut.parts) + kn["EDGE_LAUNCH_US"], places=6)
+
+    def test_a_strip_that_copies_a(self):
+        """A strip of one column split in its pipeline, K odd: A's rows are not aligned for TMA,
+        so its launch copies A (M x K floats read and written) first, and its estimate says so."""
+        edges = pe.Edges(REPO_ROOT, 40)
+        kn = edges.knobs
+        strip = edges.part(0, 2048, 2047, 1, 2047, 2049)
+        self.assertFalse(strip.plan.once)
+        pace = edges.rule.gpu["dram_bytes_per_us"] * kn["COPY_PERCENT"] / 100.0
+        self.assertGreaterEqual(strip.us - strip.plan.us, 8.0 * 2047 * 2047 / pace + kn["PASS_US"] - 1e-6)
 
     def test_refuses_a_changed_cut(self):
         for step in CUT:

@@ -86,8 +86,10 @@ template <class T> __global__ void sgemm_kernel_stream_reduce_beside(sgemm::Prob
                                                                      const unsigned* sk_done, unsigned target);
 template <class T> __global__ void sgemm_kernel_split_reduce(sgemm::Problem p, int splits, const float* partials, int ld_partials, int pair_rows);
 
-// The path of the last tile launched (Tile::took_path), for launch's rectangles to name.
+// The path of the last tile launched and its count (Tile::took_path), for launch's rectangles
+// to name.
 std::string last_path;
+int last_count = 0;
 
 // One tile: step 20's tile knobs are the template's parameters, and everything from here to
 // the struct's end is step 20's code (a kernel's body now a member function, its constants
@@ -1069,7 +1071,7 @@ static std::string tile_name() { return std::to_string(BM) + "x" + std::to_strin
 void took_path(const char* path, int count) {
   static std::string name;
   name = std::string(path) + "/" + tile_name();
-  last_path = name;
+  last_path = name, last_count = count;
   sgemm::took_path(name.c_str(), count);
 }
 
@@ -1273,7 +1275,8 @@ sgemm::Problem rectangle(const sgemm::Problem& p, int row, int col, int rows, in
 // where the sum of the rectangles' estimates, each beyond the first charged EDGE_LAUNCH_US,
 // beats the whole's by EDGE_GAIN_PERCENT. SGEMM_EDGES (an environment variable: whole or cut)
 // forces either, for the tests and for re-measuring the rule; forced, the cut is at the
-// 128 x 256 tile's multiples. With SGEMM_TILE every rectangle runs that tile.
+// 128 x 256 tile's multiples. With SGEMM_TILE alone C runs whole; with SGEMM_EDGES=cut too,
+// every rectangle runs that tile.
 void launch(const sgemm::Problem& p, cudaStream_t stream) {
   static const char* forced = std::getenv("SGEMM_EDGES");
   if (forced != nullptr && std::strcmp(forced, "whole") != 0 && std::strcmp(forced, "cut") != 0) {
@@ -1313,11 +1316,12 @@ void launch(const sgemm::Problem& p, cudaStream_t stream) {
     return;
   }
   static std::string path;  // took_path keeps the pointer
+  int count = 0;
   for (int i = 0; i < best_parts; ++i) {
     launch_choice(best[i], best_choice[i], stream);
-    if (i == 0) path = "edges/" + last_path;  // the main rectangle's path
+    if (i == 0) path = "edges-" + std::to_string(best_parts) + "/" + last_path, count = last_count;  // the main rectangle's
   }
-  sgemm::took_path(path.c_str(), best_parts);
+  sgemm::took_path(path.c_str(), count);
 }
 
 int main(int argc, char** argv) {

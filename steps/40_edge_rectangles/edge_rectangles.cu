@@ -1178,6 +1178,26 @@ void launch_with(const sgemm::Problem& p, const Plan& plan, cudaStream_t stream)
                         dim3(REDUCE_THREADS), 0, stream, p, splits, static_cast<const float*>(partials), ld_partials);
 }
 
+// A GEMM's estimate as launch_whole will run it: its plan's, and what the plan leaves out for
+// operands TMA cannot read as they are. A is copied where it is split in the pipeline and its
+// rows are not aligned (split once, the pass writes A's copy as it goes); B, where its rows are
+// not aligned, is copied or read in phases, as b_phases decides. A copy reads and writes its
+// floats at COPY_PERCENT of the device memory's bandwidth, plus a launch (PASS_US); the phases
+// make the GEMM PHASES_PERCENT longer: b_phases's own prices. A strip of C is a GEMM over all of
+// A's rows or B's columns that meet it: its copies can cost more than its math.
+double estimate_us(const sgemm::Problem& p, const Plan& plan) {
+  const double pace = sgemm::gpu().dram_bytes_per_us * COPY_PERCENT / 100.0;
+  double us = plan.place.us;
+  if (!plan.place.once && !(reinterpret_cast<uintptr_t>(p.A) % 16 == 0 && p.lda % 4 == 0))
+    us += 8.0 * p.M * p.K / pace + PASS_US;
+  const int phases = b_phases(p, plan.place.us);
+  if (phases == 0 && !(reinterpret_cast<uintptr_t>(p.B) % 16 == 0 && p.ldb % 4 == 0))
+    us += 8.0 * p.K * p.N / pace + PASS_US;
+  else if (phases == B_PHASES_ODD)
+    us += plan.place.us * PHASES_PERCENT / 100.0;
+  return us;
+}
+
 void launch_whole(const sgemm::Problem& p, const Plan& plan, cudaStream_t stream) {
   if (plan.bn == BN)
     launch_with<BN>(p, plan, stream);
@@ -1201,8 +1221,9 @@ sgemm::Problem rectangle(const sgemm::Problem& p, int row, int col, int rows, in
 // multiple of the tile, and the edges (a strip on the right, a strip below) each become a GEMM
 // of their own, whose tile, pieces and place choose_tile picks for its shape, launched one
 // after another (each waits for the one before: its first launch is an ordinary one, and the
-// workspaces are reused). The cut is taken where the sum of the rectangles' estimates, each
-// beyond the first charged EDGE_LAUNCH_US, beats the whole's by EDGE_GAIN_PERCENT.
+// workspaces are reused). The cut is taken where the sum of the rectangles' estimates (with
+// their operands' copies: estimate_us), each beyond the first charged EDGE_LAUNCH_US, beats
+// the whole's by EDGE_GAIN_PERCENT.
 // SGEMM_EDGES (an environment variable: whole or cut) forces either, for the tests and for
 // re-measuring the rule; forced, the cut is at the wide tile's multiples. With SGEMM_TILE
 // (and no SGEMM_EDGES) C runs whole.
@@ -1223,7 +1244,7 @@ void launch(const sgemm::Problem& p, cudaStream_t stream) {
   sgemm::Problem best[3];
   Plan best_plan[3];
   int best_parts = 0;
-  double best_us = force_cut ? INFINITY : whole.place.us * (100 - EDGE_GAIN_PERCENT) / 100.0;
+  double best_us = force_cut ? INFINITY : estimate_us(p, whole) * (100 - EDGE_GAIN_PERCENT) / 100.0;
   for (int cut = 1; cut <= 3; ++cut) {  // 1: the right strip, 2: the strip below, 3: both
     const bool cut_cols = cut & 1, cut_rows = cut & 2;
     if ((cut_cols && (main_cols == 0 || main_cols == p.N)) || (cut_rows && (main_rows == 0 || main_rows == p.M))) continue;
@@ -1234,7 +1255,7 @@ void launch(const sgemm::Problem& p, cudaStream_t stream) {
     if (cut_rows) parts[n++] = rectangle(p, rows, 0, p.M - rows, p.N);
     Plan plans[3];
     double us = EDGE_LAUNCH_US * (n - 1);
-    for (int i = 0; i < n; ++i) us += (plans[i] = choose_tile(parts[i])).place.us;
+    for (int i = 0; i < n; ++i) us += estimate_us(parts[i], plans[i] = choose_tile(parts[i]));
     if (us < best_us) {
       best_us = us, best_parts = n;
       std::copy(parts, parts + n, best), std::copy(plans, plans + n, best_plan);
@@ -1247,9 +1268,9 @@ void launch(const sgemm::Problem& p, cudaStream_t stream) {
   static std::string path;  // took_path keeps the pointer
   for (int i = 0; i < best_parts; ++i) {
     launch_whole(best[i], best_plan[i], stream);
-    if (i == 0) path = std::string("edges/") + last_path;  // the main rectangle's path
+    if (i == 0) path = "edges-" + std::to_string(best_parts) + "/" + last_path;  // the main rectangle's path
   }
-  sgemm::took_path(path.c_str(), best_parts);
+  sgemm::took_path(path.c_str(), best_plan[0].splits);  // and its pieces of K
 }
 
 // 90: compute capability 9.0 exactly, the only one the sm_90a kernel runs on.
