@@ -3,11 +3,13 @@
 //         tile's multiples) and the thin edges (a strip on the right, a strip below) each run
 //         as a GEMM of its own, with the tile, the pieces of K and the place of A's split that
 //         its own shape chooses (step 37's rule), one after another. The host takes the cut
-//         where the rectangles' estimates, each beyond the first charged EDGE_LAUNCH_US, beat
+//         where the rectangles' estimates (with the copies or phases of operands TMA cannot
+//         read as they lie: estimate_us), each beyond the first charged EDGE_LAUNCH_US, beat
 //         the whole's by EDGE_GAIN_PERCENT.
 // Why:    N = 2049 with 128 columns a tile is 17 block columns for 16 and one column of C: at
-//         2047 x 2049 x 2047, 272 tiles are three waves of 132 SMs where 256 would be two.
-// Where:  launch (rectangle, the cut); launch_whole is step 39's launch.
+//         2047 x 2049 x 2047, 272 tiles are three waves of 132 SMs where 256 (or 255, without
+//         the last block row) would be two.
+// Where:  launch (rectangle, estimate_us, the cut); launch_whole is step 39's launch.
 // Watch:  the survey's odd shapes (2047x2049x2047, 1023x1025x8190) against step 39; the bench
 //         shapes unchanged (no edge, no cut); SGEMM_EDGES=cut on every suite set.
 // Build alone: mkdir -p build-alone && nvcc -std=c++20 -O3 -gencode=arch=compute_90a,code=sm_90a -Icommon common/*.cpp common/*.cu steps/40_edge_rectangles/edge_rectangles.cu -lcublas -o build-alone/edge_rectangles
