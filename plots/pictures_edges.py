@@ -28,7 +28,8 @@ from pathlib import Path
 from typing import Callable
 
 from plots import pictures_plan, pictures_tile_by_shape
-from plots.pictures_time import (COPY, INK, MARK, MUTED, PICTURES_DIR, SMS, Canvas, _render, _svg, knobs,
+from plots.survey import survey_kinds
+from plots.pictures_time import (INK, MARK, MUTED, PICTURES_DIR, SMS, Canvas, _render, _svg, knobs,
                                  source_text, tint)
 
 SHAPE = (2047, 2049, 2047)  # the survey's odd shape the pictures draw: N = 2049 is 2048 and one column
@@ -279,7 +280,7 @@ def draw_edges(repo: Path, step: int) -> Canvas:
         cv.text(150, yy + 10, label, size=9, ha="right")
         x = 160
         for us, fill, text in segs:
-            cv.bar(x, x + us * px, yy, 20, fill, text, edge=INK if fill != WHOLE_FILL else INK, lw=0.4)
+            cv.bar(x, x + us * px, yy, 20, fill, text, edge=INK, lw=0.4)
             x += us * px
         total = sum(us for us, _, _ in segs)
         cv.text(x + 6, yy + 10, f"{total:.0f} us", size=8.5)
@@ -310,14 +311,8 @@ def picture_png(name: str, repo: Path) -> bytes:
 
 
 def survey_shapes(repo: Path) -> list[tuple[int, int, int]]:
-    """tests/shapes.txt's survey.* sets, in order: M x N x K, or one size for a square."""
-    shapes = []
-    for line in (Path(repo) / "tests" / "shapes.txt").read_text(encoding="utf-8").splitlines():
-        if line.startswith("survey."):
-            for size in line.split()[1].split(","):
-                values = tuple(int(v) for v in size.split("x"))
-                shapes.append(values * 3 if len(values) == 1 else values)
-    return shapes
+    """tests/shapes.txt's survey shapes, in order (plots/survey.py reads them)."""
+    return [shape for shapes in survey_kinds(Path(repo)).values() for shape in shapes]
 
 
 def prediction_table(repo: Path, results: Path = Path("results") / "nvidia-h100-80gb-hbm3" / "survey") -> str:

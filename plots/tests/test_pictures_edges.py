@@ -14,6 +14,7 @@ import matplotlib.style
 
 from plots import pictures, pictures_edges as pe
 from plots import pictures_time as pt
+from plots.survey import parse_shape
 from plots.tests.helpers import REPO_ROOT
 
 NAMES = {21: "21_edge_rectangles.svg", 40: "40_edge_rectangles.svg"}
@@ -40,8 +41,7 @@ def survey_shapes() -> list[tuple[int, int, int]]:
 def bench_shapes() -> list[tuple[int, int, int]]:
     for line in (REPO_ROOT / "tests" / "shapes.txt").read_text(encoding="utf-8").splitlines():
         if line.startswith("bench "):
-            return [(int(s),) * 3 if "x" not in s else tuple(int(v) for v in s.split("x"))
-                    for s in line.split()[1].split(",")]
+            return [parse_shape(s) for s in line.split()[1].split(",")]
     raise AssertionError("tests/shapes.txt has no bench set")
 
 
