@@ -65,7 +65,13 @@ slug=$(echo "$gpu" | tr '[:upper:]' '[:lower:]' | sed -E 's/[^a-z0-9]+/-/g; s/^-
 
 scripts/ensure_deps.sh
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DSGEMM_BUILD_TESTS=OFF "-DSGEMM_TUNING=$tuning" >/dev/null
-cmake --build "$build" -j "$(nproc)"
+# With --steps, only those steps are built (and the TF32 control, which the bench runs).
+targets=()
+if [ -n "$steps" ]; then
+  targets=(--target $steps)
+  [ "$survey" = 1 ] || [ -n "$sms" ] || targets+=(control_cublas_tf32)
+fi
+cmake --build "$build" -j "$(nproc)" "${targets[@]}"
 
 [ -n "$steps" ] || steps=$(list_steps)
 out="results/$slug"

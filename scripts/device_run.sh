@@ -12,6 +12,7 @@
 #           emulate-test=TUNING:SMS  the GPU suite built with tunings/TUNING.txt, run on SMS SMs
 #           emulate-bench=TUNING:SMS bench.sh's sizes with that build on SMS SMs (results/<gpu>/emulations/)
 #           tune=STEPS[:MINUTES]     scripts/tune.sh for these steps ("all": every step)
+#           experiment=FILE  a step's forms, forced by the environment, beside its rule (see the phase)
 # Environment: CTEST_REGEX (test: only the tests it matches), CTEST_TIMEOUT, BENCH_STEPS (bench and
 # survey: only these steps), EMU_STEPS / EMU_SIZES (emulate-bench), SANITIZE_STEPS (sanitize),
 # FAULT_STEPS (faults), BUILD_TARGETS (build: only these targets, e.g. "00_cublas 21_chosen_tile",
@@ -166,6 +167,25 @@ for phase in "$@"; do
           > "$logs/bench.$tuning-$sms.log" 2>&1 || status=1
         grep -E "^[0-9]{2}_| 4096 |skipped" "$logs/bench.$tuning-$sms.log" >> "$out/summary.txt"
       fi
+      ;;
+    experiment=*)
+      # One line per form of a step: NAME|STEP|VARIANT|ENV|SIZES. The step runs at SIZES with
+      # ENV set (e.g. SGEMM_EDGES=cut; empty: its rule), checked and timed beside cuBLAS, into
+      # results/<gpu>/experiments/NAME.csv, rows labelled VARIANT (plots/experiments.py).
+      file=${phase#experiment=}
+      note "experiment $file"
+      slug=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1 | tr '[:upper:]' '[:lower:]' | sed -E 's/[^a-z0-9]+/-/g; s/^-|-$//g')
+      mkdir -p "results/$slug/experiments"
+      done_names=" "
+      while IFS='|' read -r name step variant env sizes; do
+        [ -z "$name" ] && continue
+        case "$name" in \#*) continue ;; esac
+        csv="results/$slug/experiments/$name.csv"
+        case "$done_names" in *" $name "*) ;; *) rm -f "$csv"; done_names="$done_names$name " ;; esac
+        env $env "$build/bin/$step" --sizes "$sizes" --csv "$csv" --variant "$variant" --time-ms 200 \
+          < /dev/null >> "$logs/experiment.log" 2>&1 || { echo "experiment: $step $variant FAILED" >> "$out/summary.txt"; status=1; }
+      done < "$file"
+      grep -E "^[0-9]{2}_" "$logs/experiment.log" >> "$out/summary.txt"
       ;;
     tune=*)
       spec=${phase#tune=}; tsteps=${spec%%:*}; minutes=${spec#*:}
