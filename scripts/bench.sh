@@ -61,7 +61,7 @@ if ! gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head 
        "rebuilds plots and tables from the committed results without a GPU." >&2
   exit 3
 fi
-slug=$(echo "$gpu" | tr '[:upper:]' '[:lower:]' | sed -E 's/[^a-z0-9]+/-/g; s/^-|-$//g')
+slug=$(gpu_slug "$gpu")
 
 scripts/ensure_deps.sh
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DSGEMM_BUILD_TESTS=OFF "-DSGEMM_TUNING=$tuning" >/dev/null

@@ -174,7 +174,7 @@ for phase in "$@"; do
       # results/<gpu>/experiments/NAME.csv, rows labelled VARIANT (plots/experiments.py).
       file=${phase#experiment=}
       note "experiment $file"
-      slug=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1 | tr '[:upper:]' '[:lower:]' | sed -E 's/[^a-z0-9]+/-/g; s/^-|-$//g')
+      slug=$(gpu_slug "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)")
       mkdir -p "results/$slug/experiments"
       done_names=" "
       while IFS='|' read -r name step variant env sizes; do

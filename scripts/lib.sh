@@ -6,6 +6,7 @@
 #   survey_shapes       the shape survey: the sizes of every survey.* set, joined in file order
 #   survey_kind SHAPE   the kind of a survey shape: its set's name after "survey." (a cube N
 #                       matches NxNxN)
+#   gpu_slug NAME       a GPU's name as results/ names its folder ("NVIDIA H200" -> nvidia-h200)
 # The target architecture is CMake's (CMAKE_CUDA_ARCHITECTURES in the build's cache); scripts
 # build through CMake and never name one.
 SGEMM_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -39,4 +40,8 @@ survey_kind() {
     }
     END { if (kind == "") exit 1; print kind }' "$SGEMM_ROOT/tests/shapes.txt" ||
     { echo "lib.sh: $1 is in no survey.* set of tests/shapes.txt" >&2; return 1; }
+}
+
+gpu_slug() {
+  echo "$1" | tr '[:upper:]' '[:lower:]' | sed -E 's/[^a-z0-9]+/-/g; s/^-|-$//g'
 }

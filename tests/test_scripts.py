@@ -14,6 +14,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 import project  # noqa: E402
 import stepdiff  # noqa: E402
 import sweep  # noqa: E402
+import tune  # noqa: E402
 
 SIZE = re.compile(r"^\d+(x\d+x\d+)?$")  # N (a cube) or MxNxK
 
@@ -31,6 +32,11 @@ class Facts(unittest.TestCase):
         self.assertIn("12_double_buffer", project.steps())
         for step in project.steps():
             self.assertTrue(project.step_source(step).is_file())
+
+    def test_the_shell_and_python_name_a_gpu_the_same(self):
+        for name in ("NVIDIA H100 80GB HBM3", "NVIDIA H200", "NVIDIA RTX A6000", "NVIDIA GeForce RTX 4090"):
+            self.assertEqual(lib_sh("gpu_slug", name).strip(), tune.slug(name))
+        self.assertEqual(tune.slug("NVIDIA H200"), "nvidia-h200")
 
     def test_shape_sets_are_well_formed(self):
         names = []
