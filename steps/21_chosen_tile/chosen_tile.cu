@@ -66,6 +66,8 @@ constexpr int PAIR_ROWS = SGEMM_KNOB(PAIR_ROWS, 4);  // of every 4 rows, those w
 constexpr int STREAM_K_OVERHEAD_K_TILES = SGEMM_KNOB(STREAM_K_OVERHEAD_K_TILES, 4);  // k tiles of time stream-K is charged for its pieces and their reduction
 constexpr int EDGE_LAUNCH_US = SGEMM_KNOB(EDGE_LAUNCH_US, 4);  // microseconds each rectangle beyond the first is charged (its launches, its share of A and B read again)
 constexpr int EDGE_GAIN_PERCENT = SGEMM_KNOB(EDGE_GAIN_PERCENT, 3);  // the rectangles must cut the estimated time by this much
+constexpr bool PRICE_ONCE = SGEMM_KNOB(PRICE_ONCE, true);  // keep launch's decision per shape (false: price the cut on every call)
+constexpr int CUT_CACHE = SGEMM_KNOB(CUT_CACHE, 16);  // shapes whose decisions are kept
 // Each tile's share of the SM's FP32 peak, in percent, with the SM full of its blocks (the
 // H100 at 6144^3, step 20 built with each tile: the notes, which say why the two smaller
 // tiles' are probably low). The estimate's k tile takes BM x BN x TUNE_SPLIT
@@ -1267,17 +1269,14 @@ sgemm::Problem rectangle(const sgemm::Problem& p, int row, int col, int rows, in
   return r;
 }
 
-// C cut into rectangles. Where the chosen tile does not divide M or N, its last block row or
-// column computes a whole tile for a thin edge of C (N = 4097 and 256 columns a tile: 17
-// block columns for 16 and one column). Cut there instead: the main rectangle, a multiple of
-// the tile, and the edges (a strip on the right, a strip below) each become a GEMM of their
-// own, whose tile choose() picks for its shape, launched one after another. The cut is taken
-// where the sum of the rectangles' estimates, each beyond the first charged EDGE_LAUNCH_US,
-// beats the whole's by EDGE_GAIN_PERCENT. SGEMM_EDGES (an environment variable: whole or cut)
-// forces either, for the tests and for re-measuring the rule; forced, the cut is at the
-// 128 x 256 tile's multiples. With SGEMM_TILE alone C runs whole; with SGEMM_EDGES=cut too,
-// every rectangle runs that tile.
-void launch(const sgemm::Problem& p, cudaStream_t stream) {
+// launch's decision for a shape: C whole (parts 0, choices[0] the whole's), or cut into
+// `parts` rectangles, each at (row, col), rows x cols, with its choice.
+struct Cut {
+  int parts = 0;
+  int at[3][4] = {};  // row, col, rows, cols
+  Choice choices[3];
+};
+Cut decide(const sgemm::Problem& p) {
   static const char* forced = std::getenv("SGEMM_EDGES");
   if (forced != nullptr && std::strcmp(forced, "whole") != 0 && std::strcmp(forced, "cut") != 0) {
     std::fprintf(stderr, "SGEMM_EDGES=%s: C is run whole or cut\n", forced);
@@ -1285,15 +1284,11 @@ void launch(const sgemm::Problem& p, cudaStream_t stream) {
   }
   const bool force_cut = forced != nullptr && std::strcmp(forced, "cut") == 0;
   const Choice whole = choose(p);
-  if ((forced != nullptr && !force_cut) || (forced_tile != nullptr && !force_cut)) {
-    launch_choice(p, whole, stream);
-    return;
-  }
+  Cut decision;
+  decision.choices[0] = whole;
+  if ((forced != nullptr && !force_cut) || (forced_tile != nullptr && !force_cut)) return decision;
   const int bm = TILE_BM[force_cut ? 0 : whole.tile], bn = TILE_BN[force_cut ? 0 : whole.tile];
   const int main_rows = p.M - p.M % bm, main_cols = p.N - p.N % bn;  // the main rectangle, at most
-  sgemm::Problem best[3];
-  Choice best_choice[3];
-  int best_parts = 0;
   double best_us = force_cut ? INFINITY : whole.us * (100 - EDGE_GAIN_PERCENT) / 100.0;
   for (int cut = 1; cut <= 3; ++cut) {  // 1: the right strip, 2: the strip below, 3: both
     const bool cut_cols = cut & 1, cut_rows = cut & 2;
@@ -1303,23 +1298,64 @@ void launch(const sgemm::Problem& p, cudaStream_t stream) {
     int n = 1;
     if (cut_cols) parts[n++] = rectangle(p, 0, cols, rows, p.N - cols);
     if (cut_rows) parts[n++] = rectangle(p, rows, 0, p.M - rows, p.N);
+    const int right[4] = {0, cols, rows, p.N - cols}, below[4] = {rows, 0, p.M - rows, p.N};
+    int at[3][4] = {{0, 0, rows, cols}};
+    if (cut_cols) std::copy(right, right + 4, at[1]);
+    if (cut_rows) std::copy(below, below + 4, at[cut_cols ? 2 : 1]);
     Choice choices[3];
     double us = EDGE_LAUNCH_US * (n - 1);
     for (int i = 0; i < n; ++i) us += (choices[i] = choose(parts[i])).us;
     if (us < best_us) {
-      best_us = us, best_parts = n;
-      std::copy(parts, parts + n, best), std::copy(choices, choices + n, best_choice);
+      best_us = us, decision.parts = n;
+      std::copy(&at[0][0], &at[0][0] + 12, &decision.at[0][0]), std::copy(choices, choices + n, decision.choices);
     }
   }
-  if (best_parts == 0) {
-    launch_choice(p, whole, stream);
+  return decision;
+}
+
+// PRICE_ONCE: decide() plans up to seven rectangles on the host before the first launch, each
+// with every tile, and at a long K each tile's plan tries up to MAX_SPLITS pieces: tens of
+// microseconds, which a call pays before its first kernel starts (step 40's notes). The answer
+// depends only on the shape and the strides (B's alignment is looked at when a rectangle is
+// launched), so the last CUT_CACHE answers are kept, and a shape seen before launches at once.
+const Cut& decide_once(const sgemm::Problem& p) {
+  struct Entry {
+    long long key[6];
+    Cut cut;
+  };
+  static Entry entries[CUT_CACHE];
+  static int used = 0, next = 0;
+  const long long key[6] = {p.M, p.N, p.K, p.lda, p.ldb, p.ldc};
+  for (int i = 0; i < used; ++i)
+    if (std::equal(key, key + 6, entries[i].key)) return entries[i].cut;
+  Entry& entry = entries[next];
+  next = (next + 1) % CUT_CACHE, used = std::min(used + 1, CUT_CACHE);
+  std::copy(key, key + 6, entry.key);
+  entry.cut = decide(p);
+  return entry.cut;
+}
+
+// C cut into rectangles. Where the chosen tile does not divide M or N, its last block row or
+// column computes a whole tile for a thin edge of C (N = 4097 and 256 columns a tile: 17
+// block columns for 16 and one column). Cut there instead: the main rectangle, a multiple of
+// the tile, and the edges (a strip on the right, a strip below) each become a GEMM of their
+// own, whose tile choose() picks for its shape, launched one after another. The cut is taken
+// where the sum of the rectangles' estimates, each beyond the first charged EDGE_LAUNCH_US,
+// beats the whole's by EDGE_GAIN_PERCENT (decide, priced once a shape: decide_once).
+// SGEMM_EDGES (an environment variable: whole or cut) forces either, for the tests and for
+// re-measuring the rule; forced, the cut is at the 128 x 256 tile's multiples. With SGEMM_TILE alone C runs whole; with SGEMM_EDGES=cut too,
+// every rectangle runs that tile.
+void launch(const sgemm::Problem& p, cudaStream_t stream) {
+  const Cut& cut = PRICE_ONCE ? decide_once(p) : decide(p);
+  if (cut.parts == 0) {
+    launch_choice(p, cut.choices[0], stream);
     return;
   }
   static std::string path;  // took_path keeps the pointer
   int count = 0;
-  for (int i = 0; i < best_parts; ++i) {
-    launch_choice(best[i], best_choice[i], stream);
-    if (i == 0) path = "edges-" + std::to_string(best_parts) + "/" + last_path, count = last_count;  // the main rectangle's
+  for (int i = 0; i < cut.parts; ++i) {
+    launch_choice(rectangle(p, cut.at[i][0], cut.at[i][1], cut.at[i][2], cut.at[i][3]), cut.choices[i], stream);
+    if (i == 0) path = "edges-" + std::to_string(cut.parts) + "/" + last_path, count = last_count;  // the main rectangle's
   }
   sgemm::took_path(path.c_str(), count);
 }

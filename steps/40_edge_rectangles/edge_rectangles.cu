@@ -62,6 +62,8 @@ constexpr int PHASES_PERCENT = SGEMM_KNOB(PHASES_PERCENT, 12);  // B read in pha
 constexpr int COPY_PERCENT = SGEMM_KNOB(COPY_PERCENT, 50);  // the aligned copy's pace, in % of the device memory's peak bandwidth (step 38's cudaMemcpy2DAsync)
 constexpr int EDGE_LAUNCH_US = SGEMM_KNOB(EDGE_LAUNCH_US, 8);  // microseconds each rectangle beyond the first is charged (its launches and passes, A and B read again)
 constexpr int EDGE_GAIN_PERCENT = SGEMM_KNOB(EDGE_GAIN_PERCENT, 3);  // the rectangles must cut the estimated time by this much
+constexpr bool PRICE_ONCE = SGEMM_KNOB(PRICE_ONCE, true);  // keep launch's decision per shape (false: price the cut on every call)
+constexpr int CUT_CACHE = SGEMM_KNOB(CUT_CACHE, 16);  // shapes whose decisions are kept
 constexpr int TF32_FMAS_PER_SM_CLOCK = 1024;  // an H100 SM's dense TF32 rate (494.7 TFLOPS at 1830 MHz on 132 SMs)
 static_assert(MAX_SPLITS >= 1 && MIN_SPLIT_K_TILES >= 1 && MIN_GAIN_PERCENT >= 0 && PIECE_OVERHEAD_TILES >= 0 &&
                   L2_BANDWIDTH_RATIO >= 1,
@@ -1218,18 +1220,14 @@ sgemm::Problem rectangle(const sgemm::Problem& p, int row, int col, int rows, in
   return r;
 }
 
-// C cut into rectangles. Where the chosen tile does not divide M or N, its last block row or
-// column computes a whole tile for a thin edge of C. Cut there instead: the main rectangle, a
-// multiple of the tile, and the edges (a strip on the right, a strip below) each become a GEMM
-// of their own, whose tile, pieces and place choose_tile picks for its shape, launched one
-// after another (each waits for the one before: its first launch is an ordinary one, and the
-// workspaces are reused). The cut is taken where the sum of the rectangles' estimates (with
-// their operands' copies: estimate_us), each beyond the first charged EDGE_LAUNCH_US, beats
-// the whole's by EDGE_GAIN_PERCENT.
-// SGEMM_EDGES (an environment variable: whole or cut) forces either, for the tests and for
-// re-measuring the rule; forced, the cut is at the wide tile's multiples. With SGEMM_TILE
-// (and no SGEMM_EDGES) C runs whole.
-void launch(const sgemm::Problem& p, cudaStream_t stream) {
+// launch's decision for a shape: C whole (parts 0, plans[0] the whole's plan), or cut into
+// `parts` rectangles, each at (row, col), rows x cols, with its plan.
+struct Cut {
+  int parts = 0;
+  int at[3][4] = {};  // row, col, rows, cols
+  Plan plans[3];
+};
+Cut decide(const sgemm::Problem& p) {
   static const char* forced = std::getenv("SGEMM_EDGES");
   if (forced != nullptr && std::strcmp(forced, "whole") != 0 && std::strcmp(forced, "cut") != 0) {
     std::fprintf(stderr, "SGEMM_EDGES=%s: C is run whole or cut\n", forced);
@@ -1237,15 +1235,11 @@ void launch(const sgemm::Problem& p, cudaStream_t stream) {
   }
   const bool force_cut = forced != nullptr && std::strcmp(forced, "cut") == 0;
   const Plan whole = choose_tile(p);
-  if ((forced != nullptr && !force_cut) || (std::getenv("SGEMM_TILE") != nullptr && !force_cut)) {
-    launch_whole(p, whole, stream);
-    return;
-  }
+  Cut decision;
+  decision.plans[0] = whole;
+  if ((forced != nullptr && !force_cut) || (std::getenv("SGEMM_TILE") != nullptr && !force_cut)) return decision;
   const int bn = force_cut ? BN : whole.bn;
   const int main_rows = p.M - p.M % BM, main_cols = p.N - p.N % bn;  // the main rectangle, at most
-  sgemm::Problem best[3];
-  Plan best_plan[3];
-  int best_parts = 0;
   double best_us = force_cut ? INFINITY : estimate_us(p, whole) * (100 - EDGE_GAIN_PERCENT) / 100.0;
   for (int cut = 1; cut <= 3; ++cut) {  // 1: the right strip, 2: the strip below, 3: both
     const bool cut_cols = cut & 1, cut_rows = cut & 2;
@@ -1255,24 +1249,67 @@ void launch(const sgemm::Problem& p, cudaStream_t stream) {
     int n = 1;
     if (cut_cols) parts[n++] = rectangle(p, 0, cols, rows, p.N - cols);
     if (cut_rows) parts[n++] = rectangle(p, rows, 0, p.M - rows, p.N);
+    const int right[4] = {0, cols, rows, p.N - cols}, below[4] = {rows, 0, p.M - rows, p.N};
+    int at[3][4] = {{0, 0, rows, cols}};
+    if (cut_cols) std::copy(right, right + 4, at[1]);
+    if (cut_rows) std::copy(below, below + 4, at[cut_cols ? 2 : 1]);
     Plan plans[3];
     double us = EDGE_LAUNCH_US * (n - 1);
     for (int i = 0; i < n; ++i) us += estimate_us(parts[i], plans[i] = choose_tile(parts[i]));
     if (us < best_us) {
-      best_us = us, best_parts = n;
-      std::copy(parts, parts + n, best), std::copy(plans, plans + n, best_plan);
+      best_us = us, decision.parts = n;
+      std::copy(&at[0][0], &at[0][0] + 12, &decision.at[0][0]), std::copy(plans, plans + n, decision.plans);
     }
   }
-  if (best_parts == 0) {
-    launch_whole(p, whole, stream);
+  return decision;
+}
+
+// PRICE_ONCE: decide() prices up to seven rectangles' plans on the host before the first
+// launch, and at a long K each plan tries many pieces: tens of microseconds, which a call pays
+// before its first kernel starts (the notes). Its answer depends only on the shape, the strides
+// and whether A and B start 16-byte aligned (estimate_us), so the last CUT_CACHE answers are
+// kept, and a shape seen before launches at once.
+const Cut& decide_once(const sgemm::Problem& p) {
+  struct Entry {
+    long long key[7];
+    Cut cut;
+  };
+  static Entry entries[CUT_CACHE];
+  static int used = 0, next = 0;
+  const long long key[7] = {p.M, p.N, p.K, p.lda, p.ldb, p.ldc,
+                            (reinterpret_cast<uintptr_t>(p.A) % 16 == 0) + 2 * (reinterpret_cast<uintptr_t>(p.B) % 16 == 0)};
+  for (int i = 0; i < used; ++i)
+    if (std::equal(key, key + 7, entries[i].key)) return entries[i].cut;
+  Entry& entry = entries[next];
+  next = (next + 1) % CUT_CACHE, used = std::min(used + 1, CUT_CACHE);
+  std::copy(key, key + 7, entry.key);
+  entry.cut = decide(p);
+  return entry.cut;
+}
+
+// C cut into rectangles. Where the chosen tile does not divide M or N, its last block row or
+// column computes a whole tile for a thin edge of C. Cut there instead: the main rectangle, a
+// multiple of the tile, and the edges (a strip on the right, a strip below) each become a GEMM
+// of their own, whose tile, pieces and place choose_tile picks for its shape, launched one
+// after another (each waits for the one before: its first launch is an ordinary one, and the
+// workspaces are reused). The cut is taken where the sum of the rectangles' estimates (with
+// their operands' copies: estimate_us), each beyond the first charged EDGE_LAUNCH_US, beats
+// the whole's by EDGE_GAIN_PERCENT (decide, priced once a shape: decide_once).
+// SGEMM_EDGES (an environment variable: whole or cut) forces either, for the tests and for
+// re-measuring the rule; forced, the cut is at the wide tile's multiples. With SGEMM_TILE
+// (and no SGEMM_EDGES) C runs whole.
+void launch(const sgemm::Problem& p, cudaStream_t stream) {
+  const Cut& cut = PRICE_ONCE ? decide_once(p) : decide(p);
+  if (cut.parts == 0) {
+    launch_whole(p, cut.plans[0], stream);
     return;
   }
   static std::string path;  // took_path keeps the pointer
-  for (int i = 0; i < best_parts; ++i) {
-    launch_whole(best[i], best_plan[i], stream);
-    if (i == 0) path = "edges-" + std::to_string(best_parts) + "/" + last_path;  // the main rectangle's path
+  for (int i = 0; i < cut.parts; ++i) {
+    launch_whole(rectangle(p, cut.at[i][0], cut.at[i][1], cut.at[i][2], cut.at[i][3]), cut.plans[i], stream);
+    if (i == 0) path = "edges-" + std::to_string(cut.parts) + "/" + last_path;  // the main rectangle's path
   }
-  sgemm::took_path(path.c_str(), best_plan[0].splits);  // and its pieces of K
+  sgemm::took_path(path.c_str(), cut.plans[0].splits);  // and its pieces of K
 }
 
 // 90: compute capability 9.0 exactly, the only one the sm_90a kernel runs on.
