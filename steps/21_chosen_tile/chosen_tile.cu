@@ -68,6 +68,7 @@ constexpr int EDGE_LAUNCH_US = SGEMM_KNOB(EDGE_LAUNCH_US, 4);  // microseconds e
 constexpr int EDGE_GAIN_PERCENT = SGEMM_KNOB(EDGE_GAIN_PERCENT, 3);  // the rectangles must cut the estimated time by this much
 constexpr bool PRICE_ONCE = SGEMM_KNOB(PRICE_ONCE, true);  // keep launch's decision per shape (false: price the cut on every call)
 constexpr int CUT_CACHE = SGEMM_KNOB(CUT_CACHE, 16);  // shapes whose decisions are kept
+static_assert(CUT_CACHE >= 1, "PRICE_ONCE keeps at least one shape's decision (PRICE_ONCE=false keeps none)");
 // Each tile's share of the SM's FP32 peak, in percent, with the SM full of its blocks (the
 // H100 at 6144^3, step 20 built with each tile: the notes, which say why the two smaller
 // tiles' are probably low). The estimate's k tile takes BM x BN x TUNE_SPLIT

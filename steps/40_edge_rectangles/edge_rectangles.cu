@@ -64,6 +64,7 @@ constexpr int EDGE_LAUNCH_US = SGEMM_KNOB(EDGE_LAUNCH_US, 8);  // microseconds e
 constexpr int EDGE_GAIN_PERCENT = SGEMM_KNOB(EDGE_GAIN_PERCENT, 3);  // the rectangles must cut the estimated time by this much
 constexpr bool PRICE_ONCE = SGEMM_KNOB(PRICE_ONCE, true);  // keep launch's decision per shape (false: price the cut on every call)
 constexpr int CUT_CACHE = SGEMM_KNOB(CUT_CACHE, 16);  // shapes whose decisions are kept
+static_assert(CUT_CACHE >= 1, "PRICE_ONCE keeps at least one shape's decision (PRICE_ONCE=false keeps none)");
 constexpr int TF32_FMAS_PER_SM_CLOCK = 1024;  // an H100 SM's dense TF32 rate (494.7 TFLOPS at 1830 MHz on 132 SMs)
 static_assert(MAX_SPLITS >= 1 && MIN_SPLIT_K_TILES >= 1 && MIN_GAIN_PERCENT >= 0 && PIECE_OVERHEAD_TILES >= 0 &&
                   L2_BANDWIDTH_RATIO >= 1,
@@ -1225,7 +1226,7 @@ sgemm::Problem rectangle(const sgemm::Problem& p, int row, int col, int rows, in
 struct Cut {
   int parts = 0;
   int at[3][4] = {};  // row, col, rows, cols
-  Plan plans[3];
+  Plan plans[3] = {};
 };
 Cut decide(const sgemm::Problem& p) {
   static const char* forced = std::getenv("SGEMM_EDGES");
