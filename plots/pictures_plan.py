@@ -36,7 +36,7 @@ STEP = 21
 # then the split kernel (two stages and the pairs' box). 128 x 128's kernels need more than 128
 # registers a thread, so one block of 256 threads fills the SM's registers; the others are held
 # by their shared memory.
-H100_BLOCKS_PER_SM = {"128x256": (1, 1), "128x128": (1, 1), "64x128": (3, 3), "64x64": (4, 5)}
+H100_BLOCKS_PER_SM = {"128x256": (1, 1), "128x128": (1, 1), "64x128": (3, 3), "64x64": (4, 5), "256x64": (1, 1), "64x256": (1, 1)}
 # The H100's shared memory: 228 KiB an SM, of which the runtime keeps 1 KiB per block.
 H100_SHARED_PER_SM = 233472
 H100_SHARED_RESERVED = 1024

@@ -33,8 +33,8 @@ class PortTest(unittest.TestCase):
         return tile.bm * tile.bn * 32 / (gpu["lanes"] * self.rule.peak_percent(tile) / 100 * gpu["clock_mhz"])
 
     def test_the_tiles_are_the_steps_in_its_order(self):
-        self.assertEqual([t.name for t in self.rule.tiles], ["128x256", "128x128", "64x128", "64x64"])
-        self.assertEqual([self.rule.peak_percent(t) for t in self.rule.tiles], [74, 67, 52, 37])
+        self.assertEqual([t.name for t in self.rule.tiles], ["128x256", "128x128", "64x128", "64x64", "256x64", "64x256"])
+        self.assertEqual([self.rule.peak_percent(t) for t in self.rule.tiles], [74, 67, 52, 37, 67, 67])
         self.assertEqual(self.rule.knobs["TUNE_SPLIT"], 32)
         step_20 = pt.knobs(REPO_ROOT, 20)
         first = self.rule.tiles[0]
@@ -48,14 +48,22 @@ class PortTest(unittest.TestCase):
         chosen = self.rule.choose(128, 128, 128)
         self.assertEqual((chosen.tile.name, chosen.kind, chosen.tiles), ("64x64", pp.WHOLE, 4))
 
-    def test_n_64_takes_64x64_and_splits_k(self):
-        # 128 tiles of 64 x 64, 5 split blocks an SM (660 slots): 5 pieces of 52 k tiles make 640
-        # blocks in one wave, 5 sharing each SM; piece_length then cuts a short sixth piece.
+    def test_n_64_takes_the_tall_tile_and_splits_k(self):
+        # 32 tiles of 256 x 64, one split block an SM: 4 pieces of 64 k tiles make 128 blocks in
+        # one wave; piece_length then shortens them to 63 and cuts a short fifth piece for the 4
+        # SMs left idle. 64 x 64 (128 tiles, 5 blocks an SM) is estimated at 37% of the peak,
+        # against 256 x 64's 67%, and takes longer.
         chosen = self.rule.choose(8192, 64, 8192)
-        self.assertEqual((chosen.tile.name, chosen.kind, chosen.tiles, chosen.chosen, chosen.splits),
-                         ("64x64", pp.SPLIT, 128, 5, 6))
-        self.assertGreater(chosen.us, 52 * 5 * self.k_tile_us("64x64"))
-        self.assertLess(chosen.us, 52 * 5 * self.k_tile_us("64x64") * 1.02)  # the partial sums: 10 MiB in L2
+        self.assertEqual((chosen.tile.name, chosen.kind, chosen.tiles, chosen.chosen, chosen.length, chosen.splits),
+                         ("256x64", pp.SPLIT, 32, 4, 63, 5))
+        self.assertGreater(chosen.us, 63 * self.k_tile_us("256x64"))
+        self.assertLess(chosen.us, 64 * self.k_tile_us("256x64") * 1.02)  # the partial sums: 8 MiB in L2
+        small = self.rule.plan(self.by_name["64x64"], 8192, 64, 8192)
+        self.assertEqual((small.tiles, small.chosen, small.splits), (128, 5, 6))
+        self.assertGreater(small.us, 1.5 * chosen.us)
+        # M = 64 mirrors it with the wide tile.
+        wide = self.rule.choose(64, 8192, 8192)
+        self.assertEqual((wide.tile.name, wide.kind, wide.tiles, wide.splits), ("64x256", pp.SPLIT, 32, 5))
         # 128 x 256: 64 tiles, a quarter of each tile's columns inside N; 2 pieces fill 128 SMs, and
         # the 4 left idle get a short third piece.
         first = self.rule.plan(self.rule.tiles[0], 8192, 64, 8192)

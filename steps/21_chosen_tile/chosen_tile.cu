@@ -77,6 +77,8 @@ constexpr int PEAK_PERCENT_128X256 = SGEMM_KNOB(PEAK_PERCENT_128X256, 74);
 constexpr int PEAK_PERCENT_128X128 = SGEMM_KNOB(PEAK_PERCENT_128X128, 67);
 constexpr int PEAK_PERCENT_64X128 = SGEMM_KNOB(PEAK_PERCENT_64X128, 52);
 constexpr int PEAK_PERCENT_64X64 = SGEMM_KNOB(PEAK_PERCENT_64X64, 37);
+constexpr int PEAK_PERCENT_256X64 = SGEMM_KNOB(PEAK_PERCENT_256X64, 67);  // the tall and wide tiles: 128 x 128's thread tile and threads, so its share until measured
+constexpr int PEAK_PERCENT_64X256 = SGEMM_KNOB(PEAK_PERCENT_64X256, 67);
 
 // The kernels, each a template on its tile, T: their bodies are T's member functions (below).
 template <class T, bool B_ALIGNED> __global__ void sgemm_kernel(sgemm::Problem p);
@@ -1198,6 +1200,11 @@ using Tile128x256 = Tile<16, 16, 16, 8, 16, PEAK_PERCENT_128X256>;
 using Tile128x128 = Tile<16, 16, 8, 8, 16, PEAK_PERCENT_128X128>;
 using Tile64x128 = Tile<16, 8, 8, 8, 16, PEAK_PERCENT_64X128>;
 using Tile64x64 = Tile<8, 8, 8, 8, 8, PEAK_PERCENT_64X64>;
+// A tall tile for N = 64 and a wide one for M = 64: 128 x 128's threads and 8 x 8 outputs a
+// thread, stacked 32 x 8 or laid 8 x 32, so N = 64 (M = 64) runs at that tile's loads per
+// FMA and not at 64 x 64's (twice the copies per FMA, a quarter of the warps per block).
+using Tile256x64 = Tile<8, 32, 8, 8, 8, PEAK_PERCENT_256X64>;
+using Tile64x256 = Tile<32, 8, 8, 8, 16, PEAK_PERCENT_64X256>;
 
 // One tile's launch, as step 20's: its plan, and the kernels for B's alignment.
 template <class T>
@@ -1215,18 +1222,21 @@ void launch_with(const sgemm::Problem& p, const typename T::Plan& plan, cudaStre
 // Every tile's plan for the shape; the one with the smallest estimate runs, unless that is no
 // better than step 20's 128 x 256 by MIN_GAIN_PERCENT, as more pieces of K must be (near a
 // tie the estimate picked the slower tile as often as the faster: the notes).
-// SGEMM_TILE (an environment variable: 128x256, 128x128, 64x128 or 64x64) runs that tile
+// SGEMM_TILE (an environment variable: 128x256, 128x128, 64x128, 64x64, 256x64 or 64x256) runs that tile
 // instead, for the tests and for comparing the tiles on a reader's own shapes.
 struct Choice {
-  int tile = 0;   // 0 .. 3: 128 x 256, 128 x 128, 64 x 128, 64 x 64
+  int tile = 0;   // 0 .. 5: 128 x 256, 128 x 128, 64 x 128, 64 x 64, 256 x 64, 64 x 256
   double us = 0;  // its estimate
   Tile128x256::Plan p0;
   Tile128x128::Plan p1;
   Tile64x128::Plan p2;
   Tile64x64::Plan p3;
+  Tile256x64::Plan p4;
+  Tile64x256::Plan p5;
 };
-constexpr int TILE_BM[] = {Tile128x256::BM, Tile128x128::BM, Tile64x128::BM, Tile64x64::BM};
-constexpr int TILE_BN[] = {Tile128x256::BN, Tile128x128::BN, Tile64x128::BN, Tile64x64::BN};
+constexpr int TILES = 6;
+constexpr int TILE_BM[TILES] = {Tile128x256::BM, Tile128x128::BM, Tile64x128::BM, Tile64x64::BM, Tile256x64::BM, Tile64x256::BM};
+constexpr int TILE_BN[TILES] = {Tile128x256::BN, Tile128x128::BN, Tile64x128::BN, Tile64x64::BN, Tile256x64::BN, Tile64x256::BN};
 const char* const forced_tile = std::getenv("SGEMM_TILE");
 Choice choose(const sgemm::Problem& p) {
   Choice c;
@@ -1234,17 +1244,19 @@ Choice choose(const sgemm::Problem& p) {
   c.p1 = Tile128x128().plan(p);
   c.p2 = Tile64x128().plan(p);
   c.p3 = Tile64x64().plan(p);
-  const double us[] = {c.p0.us, c.p1.us, c.p2.us, c.p3.us};
+  c.p4 = Tile256x64().plan(p);
+  c.p5 = Tile64x256().plan(p);
+  const double us[TILES] = {c.p0.us, c.p1.us, c.p2.us, c.p3.us, c.p4.us, c.p5.us};
   if (forced_tile != nullptr) {
     c.tile = -1;
-    for (int t = 0; t < 4; ++t)
+    for (int t = 0; t < TILES; ++t)
       if (std::to_string(TILE_BM[t]) + "x" + std::to_string(TILE_BN[t]) == forced_tile) c.tile = t;
     if (c.tile < 0) {
-      std::fprintf(stderr, "SGEMM_TILE=%s: the tiles are 128x256, 128x128, 64x128 and 64x64\n", forced_tile);
+      std::fprintf(stderr, "SGEMM_TILE=%s: the tiles are 128x256, 128x128, 64x128, 64x64, 256x64 and 64x256\n", forced_tile);
       std::exit(2);
     }
   } else {
-    const int smallest = static_cast<int>(std::min_element(us + 1, us + 4) - us);
+    const int smallest = static_cast<int>(std::min_element(us + 1, us + TILES) - us);
     c.tile = us[smallest] * (100 + MIN_GAIN_PERCENT) <= us[0] * 100 ? smallest : 0;
   }
   c.us = us[c.tile];
@@ -1255,7 +1267,9 @@ void launch_choice(const sgemm::Problem& p, const Choice& c, cudaStream_t stream
     case 0: launch_with<Tile128x256>(p, c.p0, stream); break;
     case 1: launch_with<Tile128x128>(p, c.p1, stream); break;
     case 2: launch_with<Tile64x128>(p, c.p2, stream); break;
-    default: launch_with<Tile64x64>(p, c.p3, stream); break;
+    case 3: launch_with<Tile64x64>(p, c.p3, stream); break;
+    case 4: launch_with<Tile256x64>(p, c.p4, stream); break;
+    default: launch_with<Tile64x256>(p, c.p5, stream); break;
   }
 }
 
@@ -1365,5 +1379,7 @@ int main(int argc, char** argv) {
   return sgemm::run_step(argc, argv, SGEMM_STEP, launch,
                          {.shared_bytes = std::max({Tile128x256::SHARED_BYTES, Tile128x256::SHARED_BYTES_SPLIT, Tile128x128::SHARED_BYTES,
                                                     Tile128x128::SHARED_BYTES_SPLIT, Tile64x128::SHARED_BYTES,
-                                                    Tile64x128::SHARED_BYTES_SPLIT, Tile64x64::SHARED_BYTES, Tile64x64::SHARED_BYTES_SPLIT})});
+                                                    Tile64x128::SHARED_BYTES_SPLIT, Tile64x64::SHARED_BYTES, Tile64x64::SHARED_BYTES_SPLIT,
+                                                    Tile256x64::SHARED_BYTES, Tile256x64::SHARED_BYTES_SPLIT, Tile64x256::SHARED_BYTES,
+                                                    Tile64x256::SHARED_BYTES_SPLIT})});
 }
