@@ -3,7 +3,7 @@ docs/pictures/40_edge_rectangles.svg for step 40's): one shape's C with the chos
 grid, run whole and cut into rectangles, and the estimates that decide between the two.
 
 It is drawn from a port of the steps' launch() (`Edges` below). The tile each rectangle gets is
-the steps' own rule, as the other pictures port it: step 21's plan() and choice among its four
+the steps' own rule, as the other pictures port it: step 21's plan() and choice among its six
 tiles (plots/pictures_plan.py's Rule), step 40's choose_tile, which is step 37's
 (plots/pictures_tile_by_shape.py's Rule, read from step 40's source). The cut itself is read from
 the step's source and checked against the lines it ports: the main rectangle at the chosen

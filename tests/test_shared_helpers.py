@@ -100,7 +100,7 @@ CHANGED = {
     ("40_edge_rectangles", "aligned_operand"): "a rectangle before may still read the workspace it grows: the stream is synchronised before the free",
     ("40_edge_rectangles", "launch_with"): "keeps its path (last_path) for launch to name the rectangles' run",
     ("40_edge_rectangles", "launch"): "C cut into rectangles, each launched as step 39 launches a GEMM (launch_whole)",
-    ("40_edge_rectangles", "decide"): "step 40's rule prices rectangles with estimate_us and choose_tile's plans, step 21's with choose over its four tiles",
+    ("40_edge_rectangles", "decide"): "step 40's rule prices rectangles with estimate_us and choose_tile's plans, step 21's with choose over its six tiles",
     ("40_edge_rectangles", "decide_once"): "step 40's estimates also depend on whether A and B start 16-byte aligned, so its key holds that",
 }
 IGNORED = {"sgemm_kernel"}  # the idea itself

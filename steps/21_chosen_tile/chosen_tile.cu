@@ -55,7 +55,7 @@ constexpr bool STREAM_FIRST = SGEMM_KNOB(STREAM_FIRST, true);  // stream-K's ite
 constexpr int BESIDE_REDUCE_THREADS = SGEMM_KNOB(BESIDE_REDUCE_THREADS, 32);  // threads per block of the reduction that runs beside the whole tiles
 constexpr int BESIDE_REDUCE_REGISTERS = SGEMM_KNOB(BESIDE_REDUCE_REGISTERS, 64);  // registers a thread of it may use (__maxnreg__)
 constexpr int MAX_SPLITS = SGEMM_KNOB(MAX_SPLITS, 128);       // most pieces K is split into (64 in steps 15-20: a 64 x 64 tile alone, as at 64 x 64 x 65536, needs more to fill the GPU)
-constexpr int MIN_SPLIT_K_TILES = SGEMM_KNOB(MIN_SPLIT_K_TILES, 4);  // fewest k tiles in a piece: its pipeline has to fill and drain
+constexpr int MIN_SPLIT_K_TILES = SGEMM_KNOB(MIN_SPLIT_K_TILES, 2);  // fewest k tiles in a piece: its pipeline has to fill and drain (4 in steps 15-20; 2 measured best on the survey, the notes)
 constexpr bool TAIL_PIECES = SGEMM_KNOB(TAIL_PIECES, true);        // pieces that leave SMs idle: each shorter, and a short last one for those SMs
 constexpr int TAIL_OVERHEAD_K_TILES = SGEMM_KNOB(TAIL_OVERHEAD_K_TILES, 0);  // k tiles of time a short piece is charged beyond its own (its fill and its stores)
 constexpr int MIN_GAIN_PERCENT = SGEMM_KNOB(MIN_GAIN_PERCENT, 10);  // more pieces must cut the estimated time by this much
@@ -77,8 +77,8 @@ constexpr int PEAK_PERCENT_128X256 = SGEMM_KNOB(PEAK_PERCENT_128X256, 74);
 constexpr int PEAK_PERCENT_128X128 = SGEMM_KNOB(PEAK_PERCENT_128X128, 67);
 constexpr int PEAK_PERCENT_64X128 = SGEMM_KNOB(PEAK_PERCENT_64X128, 52);
 constexpr int PEAK_PERCENT_64X64 = SGEMM_KNOB(PEAK_PERCENT_64X64, 37);
-constexpr int PEAK_PERCENT_256X64 = SGEMM_KNOB(PEAK_PERCENT_256X64, 67);  // the tall and wide tiles: 128 x 128's thread tile and threads, so its share until measured
-constexpr int PEAK_PERCENT_64X256 = SGEMM_KNOB(PEAK_PERCENT_64X256, 67);
+constexpr int PEAK_PERCENT_256X64 = SGEMM_KNOB(PEAK_PERCENT_256X64, 55);  // the tall and wide tiles: measured on the H200 at 6144^3 against 128 x 256 (the notes)
+constexpr int PEAK_PERCENT_64X256 = SGEMM_KNOB(PEAK_PERCENT_64X256, 65);
 
 // The kernels, each a template on its tile, T: their bodies are T's member functions (below).
 template <class T, bool B_ALIGNED> __global__ void sgemm_kernel(sgemm::Problem p);
@@ -1234,7 +1234,7 @@ struct Choice {
   Tile256x64::Plan p4;
   Tile64x256::Plan p5;
 };
-constexpr int TILES = 6;
+static constexpr int TILES = 6;  // the tiles choose() prices
 constexpr int TILE_BM[TILES] = {Tile128x256::BM, Tile128x128::BM, Tile64x128::BM, Tile64x64::BM, Tile256x64::BM, Tile64x256::BM};
 constexpr int TILE_BN[TILES] = {Tile128x256::BN, Tile128x128::BN, Tile64x128::BN, Tile64x64::BN, Tile256x64::BN, Tile64x256::BN};
 const char* const forced_tile = std::getenv("SGEMM_TILE");
