@@ -1,7 +1,7 @@
 // Step 21 - the block tile chosen from the shape                         previous: 20_paired_pieces
 // Change: step 20's code, whole, becomes a template on its tile (threads and outputs per thread
-//         along N and M, the warp's shape), compiled for four tiles: 128 x 256 (step 20's),
-//         128 x 128, 64 x 128 and 64 x 64. For each, the launch estimates the time from the
+//         along N and M, the warp's shape), compiled for six tiles: 128 x 256 (step 20's),
+//         128 x 128, 64 x 128, 64 x 64, 256 x 64 (N = 64) and 64 x 256 (M = 64). For each, the launch estimates the time from the
 //         shape (waves of blocks x k tiles per block x a k tile's time at that tile's measured
 //         share of the FP32 peak, plus the partial sums' traffic) with step 20's choice of
 //         pieces and a stream-K that must pay for its overhead; the tile with the smallest
@@ -16,7 +16,7 @@
 //         tile. Smaller tiles make more blocks, at a lower share of the peak each. And an
 //         edge of one column (N = 2049) costs the 128 x 256 tile a whole block column.
 // Where:  struct Tile (step 20's code inside it: constants and kernels' bodies); plan (the
-//         estimate); the kernels' wrappers after it; the four tiles (using Tile...), choose
+//         estimate); the kernels' wrappers after it; the six tiles (using Tile...), choose
 //         and launch (the edges cut into rectangles) at the end.
 // Watch:  the survey's shapes against step 20 (small, skinny, odd); the bench's six shapes
 //         unchanged where the 128 x 256 tile is chosen.
@@ -55,7 +55,7 @@ constexpr bool STREAM_FIRST = SGEMM_KNOB(STREAM_FIRST, true);  // stream-K's ite
 constexpr int BESIDE_REDUCE_THREADS = SGEMM_KNOB(BESIDE_REDUCE_THREADS, 32);  // threads per block of the reduction that runs beside the whole tiles
 constexpr int BESIDE_REDUCE_REGISTERS = SGEMM_KNOB(BESIDE_REDUCE_REGISTERS, 64);  // registers a thread of it may use (__maxnreg__)
 constexpr int MAX_SPLITS = SGEMM_KNOB(MAX_SPLITS, 128);       // most pieces K is split into (64 in steps 15-20: a 64 x 64 tile alone, as at 64 x 64 x 65536, needs more to fill the GPU)
-constexpr int MIN_SPLIT_K_TILES = SGEMM_KNOB(MIN_SPLIT_K_TILES, 2);  // fewest k tiles in a piece: its pipeline has to fill and drain (4 in steps 15-20; 2 measured best on the survey, the notes)
+constexpr int MIN_SPLIT_K_TILES = SGEMM_KNOB(MIN_SPLIT_K_TILES, 2);  // fewest k tiles in a piece: its pipeline has to fill and drain (4 in steps 15-20; 2 from a sweep over the survey, the notes)
 constexpr bool TAIL_PIECES = SGEMM_KNOB(TAIL_PIECES, true);        // pieces that leave SMs idle: each shorter, and a short last one for those SMs
 constexpr int TAIL_OVERHEAD_K_TILES = SGEMM_KNOB(TAIL_OVERHEAD_K_TILES, 0);  // k tiles of time a short piece is charged beyond its own (its fill and its stores)
 constexpr int MIN_GAIN_PERCENT = SGEMM_KNOB(MIN_GAIN_PERCENT, 10);  // more pieces must cut the estimated time by this much
