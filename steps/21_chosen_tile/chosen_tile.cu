@@ -1,14 +1,14 @@
 // Step 21 - the block tile chosen from the shape                         previous: 20_paired_pieces
 // Change: step 20's code, whole, becomes a template on its tile (threads and outputs per thread
 //         along N and M, the warp's shape), compiled for six tiles: 128 x 256 (step 20's),
-//         128 x 128, 64 x 128, 64 x 64, 256 x 64 (N = 64) and 64 x 256 (M = 64). For each, the launch estimates the time from the
-//         shape (waves of blocks x k tiles per block x a k tile's time at that tile's measured
-//         share of the FP32 peak, plus the partial sums' traffic) with step 20's choice of
-//         pieces and a stream-K that must pay for its overhead; the tile with the smallest
-//         estimate runs where it beats the 128 x 256 tile's by MIN_GAIN_PERCENT. Where the
-//         chosen tile does not divide M or N, C may be cut: the main rectangle at its
-//         multiples and the thin edges each run as a GEMM of their own, with the tile their
-//         shape chooses (launch).
+//         128 x 128, 64 x 128, 64 x 64, 256 x 64 (N = 64) and 64 x 256 (M = 64). For each,
+//         the launch estimates the time from the shape (waves of blocks x k tiles per block x
+//         a k tile's time at that tile's measured share of the FP32 peak, plus the partial
+//         sums' traffic) with step 20's choice of pieces and a stream-K that must pay for its
+//         overhead; the tile with the smallest estimate runs where it beats the 128 x 256
+//         tile's by MIN_GAIN_PERCENT. Where the chosen tile does not divide M or N, C may be
+//         cut: the main rectangle at its multiples and the thin edges each run as a GEMM of
+//         their own, with the tile their shape chooses (launch).
 //         With it: MAX_SPLITS 128, for a lone small tile; and with an unaligned B, step 17's
 //         stream-K.
 // Why:    one 128 x 256 tile for every problem leaves most of the GPU idle on small and skinny
@@ -1222,8 +1222,8 @@ void launch_with(const sgemm::Problem& p, const typename T::Plan& plan, cudaStre
 // Every tile's plan for the shape; the one with the smallest estimate runs, unless that is no
 // better than step 20's 128 x 256 by MIN_GAIN_PERCENT, as more pieces of K must be (near a
 // tie the estimate picked the slower tile as often as the faster: the notes).
-// SGEMM_TILE (an environment variable: 128x256, 128x128, 64x128, 64x64, 256x64 or 64x256) runs that tile
-// instead, for the tests and for comparing the tiles on a reader's own shapes.
+// SGEMM_TILE (an environment variable: 128x256, 128x128, 64x128, 64x64, 256x64 or 64x256)
+// runs that tile instead, for the tests and for comparing the tiles on a reader's own shapes.
 struct Choice {
   int tile = 0;   // 0 .. 5: 128 x 256, 128 x 128, 64 x 128, 64 x 64, 256 x 64, 64 x 256
   double us = 0;  // its estimate
@@ -1329,8 +1329,9 @@ Cut decide(const sgemm::Problem& p) {
 }
 
 // PRICE_ONCE: decide() plans up to seven rectangles on the host before the first launch, each
-// with every tile, and at a long K each tile's plan tries up to MAX_SPLITS pieces: tens of
-// microseconds, which a call pays before its first kernel starts (step 40's notes). The answer
+// with every tile, and at a long K each tile's plan tries up to MAX_SPLITS pieces: about
+// 100 us at 1023 x 1025 x 8190 on the H200, which a call pays before its first kernel starts
+// (step 40's notes). The answer
 // depends only on the shape and the strides (B's alignment is looked at when a rectangle is
 // launched), so the last CUT_CACHE answers are kept, and a shape seen before launches at once.
 const Cut& decide_once(const sgemm::Problem& p) {
@@ -1358,8 +1359,8 @@ const Cut& decide_once(const sgemm::Problem& p) {
 // where the sum of the rectangles' estimates, each beyond the first charged EDGE_LAUNCH_US,
 // beats the whole's by EDGE_GAIN_PERCENT (decide, priced once a shape: decide_once).
 // SGEMM_EDGES (an environment variable: whole or cut) forces either, for the tests and for
-// re-measuring the rule; forced, the cut is at the 128 x 256 tile's multiples. With SGEMM_TILE alone C runs whole; with SGEMM_EDGES=cut too,
-// every rectangle runs that tile.
+// re-measuring the rule; forced, the cut is at the 128 x 256 tile's multiples. With SGEMM_TILE
+// alone C runs whole; with SGEMM_EDGES=cut too, every rectangle runs that tile.
 void launch(const sgemm::Problem& p, cudaStream_t stream) {
   const Cut& cut = PRICE_ONCE ? decide_once(p) : decide(p);
   if (cut.parts == 0) {
