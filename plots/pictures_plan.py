@@ -3,8 +3,8 @@ step 21's launch chooses for an M x N x K GEMM on the H100, over a plane of M an
 
 It is drawn from a port of the step's plan() and launch() (`Rule` below), which reads the step's
 `.cu` file: the tiles from their `using TileBMxBN = Tile<THREADS_X, THREADS_Y, THREAD_TILE_X,
-THREAD_TILE_Y, WARP_SHAPE_X, PEAK_PERCENT_...>;` lines, in the order written (the first is step
-20's, the one a smaller tile must beat by MIN_GAIN_PERCENT), and the knobs from their
+THREAD_TILE_Y, WARP_SHAPE_X, PEAK_PERCENT_...[, VECTOR_A]>;` lines, in the order written (the
+first is step 20's, the one a smaller tile must beat by MIN_GAIN_PERCENT), and the knobs from their
 `SGEMM_KNOB(NAME, value)` lines (TUNE_SPLIT, the split's and stream-K's knobs, the PEAK_PERCENT_*
 shares, STREAM_K_OVERHEAD_K_TILES, MIN_GAIN_PERCENT). The GPU's facts are the H100's:
 scripts/paths.py's clock, FP32 lanes, device memory bandwidth and L2 (what sgemm::gpu() reads on
@@ -70,7 +70,7 @@ class Tile:
 
 def step_tiles(repo: Path) -> list[Tile]:
     """The tiles of step 21, in the order its source declares them."""
-    found = re.findall(r"using\s+Tile(\w+)\s*=\s*Tile<\s*(\d+),\s*(\d+),\s*(\d+),\s*(\d+),\s*(\d+),\s*(PEAK_PERCENT_\w+)\s*>;",
+    found = re.findall(r"using\s+Tile(\w+)\s*=\s*Tile<\s*(\d+),\s*(\d+),\s*(\d+),\s*(\d+),\s*(\d+),\s*(PEAK_PERCENT_\w+)\s*(?:,\s*\w+\s*)?>;",
                        source_text(repo, STEP))
     if not found:
         raise ValueError(f"pictures: step {STEP}'s source declares no `using TileBMxBN = Tile<...>;`")

@@ -50,13 +50,17 @@ endforeach()
 # tile. SPLIT does the same with SGEMM_SPLIT=PLACE (step 30: where A is split). Both together
 # (step 37: a tile at each place) name the tests gpu.TARGET.NAME.PLACE.SET and set both.
 # EDGES runs every set with SGEMM_EDGES=EDGES, tests gpu.TARGET.edges-EDGES.SET (step 21: C
-# cut into rectangles wherever it can be, not only where the rule cuts it).
+# cut into rectangles wherever it can be, not only where the rule cuts it). B runs every set
+# with SGEMM_B=B, tests gpu.TARGET.b-B.SET (step 21: B copied aligned first wherever it is not
+# aligned, not only where the rule copies it).
 function(sgemm_add_gpu_tests step)
-  cmake_parse_arguments(arg "EXPECT_FAILURE" "TILE;SPLIT;EDGES" "" ${ARGN})
+  cmake_parse_arguments(arg "EXPECT_FAILURE" "TILE;SPLIT;EDGES;B" "" ${ARGN})
   set(expect_failure ${arg_EXPECT_FAILURE})
   set(prefix gpu.${step})
   if(arg_EDGES)
     set(prefix gpu.${step}.edges-${arg_EDGES})
+  elseif(arg_B)
+    set(prefix gpu.${step}.b-${arg_B})
   elseif(arg_TILE AND arg_SPLIT)
     set(prefix gpu.${step}.${arg_TILE}.${arg_SPLIT})
   elseif(arg_TILE)
@@ -99,6 +103,8 @@ function(sgemm_add_gpu_tests step)
       LABELS "${labels}" SKIP_RETURN_CODE 3 TIMEOUT 600)
     if(arg_EDGES)
       set_tests_properties(${prefix}.${name} PROPERTIES ENVIRONMENT "SGEMM_EDGES=${arg_EDGES}")
+    elseif(arg_B)
+      set_tests_properties(${prefix}.${name} PROPERTIES ENVIRONMENT "SGEMM_B=${arg_B}")
     elseif(arg_TILE AND arg_SPLIT)
       set_tests_properties(${prefix}.${name} PROPERTIES ENVIRONMENT "SGEMM_TILE=${arg_TILE};SGEMM_SPLIT=${arg_SPLIT}")
     elseif(arg_TILE)

@@ -9,8 +9,10 @@
 //         tile's by MIN_GAIN_PERCENT. Where the chosen tile does not divide M or N, C may be
 //         cut: the main rectangle at its multiples and the thin edges each run as a GEMM of
 //         their own, with the tile their shape chooses (launch).
-//         With it: MAX_SPLITS 128, for a lone small tile; and with an unaligned B, step 17's
-//         stream-K.
+//         With it: MAX_SPLITS 128, for a lone small tile; with an unaligned B, step 17's
+//         stream-K, or B copied aligned first where the copy costs less (copy_b); step 18's
+//         order only for stream-K tiles of few pieces (BESIDE_MAX_PIECES); and the tall tile
+//         copies A in 16-byte vectors (VECTOR_A_256X64).
 // Why:    one 128 x 256 tile for every problem leaves most of the GPU idle on small and skinny
 //         shapes: 128^3 is one block on one SM of 132, and N = 64 fills a quarter of each
 //         tile. Smaller tiles make more blocks, at a lower share of the peak each. And an
@@ -54,6 +56,7 @@ constexpr bool STREAM_K = SGEMM_KNOB(STREAM_K, true);  // unsplit shapes with a 
 constexpr bool STREAM_FIRST = SGEMM_KNOB(STREAM_FIRST, true);  // stream-K's iterations first, then the whole tiles, the reduction beside them (false: step 17's order)
 constexpr int BESIDE_REDUCE_THREADS = SGEMM_KNOB(BESIDE_REDUCE_THREADS, 32);  // threads per block of the reduction that runs beside the whole tiles
 constexpr int BESIDE_REDUCE_REGISTERS = SGEMM_KNOB(BESIDE_REDUCE_REGISTERS, 64);  // registers a thread of it may use (__maxnreg__)
+constexpr int BESIDE_MAX_PIECES = SGEMM_KNOB(BESIDE_MAX_PIECES, 4);  // stream-K tiles in more pieces than this are reduced after the whole tiles, in step 17's order: one warp a tile, beside them, is too slow (the notes)
 constexpr int MAX_SPLITS = SGEMM_KNOB(MAX_SPLITS, 128);       // most pieces K is split into (64 in steps 15-20: a 64 x 64 tile alone, as at 64 x 64 x 65536, needs more to fill the GPU)
 constexpr int MIN_SPLIT_K_TILES = SGEMM_KNOB(MIN_SPLIT_K_TILES, 2);  // fewest k tiles in a piece: its pipeline has to fill and drain (4 in steps 15-20; 2 from a sweep over the survey, the notes)
 constexpr bool TAIL_PIECES = SGEMM_KNOB(TAIL_PIECES, true);        // pieces that leave SMs idle: each shorter, and a short last one for those SMs
@@ -69,6 +72,10 @@ constexpr int EDGE_GAIN_PERCENT = SGEMM_KNOB(EDGE_GAIN_PERCENT, 3);  // the rect
 constexpr bool PRICE_ONCE = SGEMM_KNOB(PRICE_ONCE, true);  // keep launch's decision per shape (false: price the cut on every call)
 constexpr int CUT_CACHE = SGEMM_KNOB(CUT_CACHE, 16);  // shapes whose decisions are kept
 static_assert(CUT_CACHE >= 1, "PRICE_ONCE keeps at least one shape's decision (PRICE_ONCE=false keeps none)");
+constexpr int ONE_FLOAT_B_PERCENT = SGEMM_KNOB(ONE_FLOAT_B_PERCENT, 6);  // B copied to shared memory one float at a time (rows not 16-byte aligned) makes the GEMM this much slower: B is copied aligned first where that costs less (the notes)
+constexpr int COPY_PERCENT = SGEMM_KNOB(COPY_PERCENT, 50);  // the aligned copy's pace, in % of the device memory's peak bandwidth (cudaMemcpy2DAsync, as in step 39)
+constexpr int COPY_PASS_US = SGEMM_KNOB(COPY_PASS_US, 3);   // the copy's launch and the GEMM's wait for it, in microseconds
+static_assert(ONE_FLOAT_B_PERCENT >= 0 && COPY_PERCENT >= 1 && COPY_PASS_US >= 0, "a slowdown, a pace and a launch that cannot be negative");
 // Each tile's share of the SM's FP32 peak, in percent, with the SM full of its blocks (the
 // H100 at 6144^3, step 20 built with each tile: the notes, which say why the two smaller
 // tiles' are probably low). The estimate's k tile takes BM x BN x TUNE_SPLIT
@@ -77,8 +84,9 @@ constexpr int PEAK_PERCENT_128X256 = SGEMM_KNOB(PEAK_PERCENT_128X256, 74);
 constexpr int PEAK_PERCENT_128X128 = SGEMM_KNOB(PEAK_PERCENT_128X128, 67);
 constexpr int PEAK_PERCENT_64X128 = SGEMM_KNOB(PEAK_PERCENT_64X128, 52);
 constexpr int PEAK_PERCENT_64X64 = SGEMM_KNOB(PEAK_PERCENT_64X64, 37);
-constexpr int PEAK_PERCENT_256X64 = SGEMM_KNOB(PEAK_PERCENT_256X64, 55);  // the tall and wide tiles: measured on the H200 at 6144^3 against 128 x 256 (the notes)
+constexpr int PEAK_PERCENT_256X64 = SGEMM_KNOB(PEAK_PERCENT_256X64, 57);  // the tall and wide tiles: measured on the H200 at 6144^3 against 128 x 256 (the notes; the tall tile with VECTOR_A_256X64)
 constexpr int PEAK_PERCENT_64X256 = SGEMM_KNOB(PEAK_PERCENT_64X256, 65);
+constexpr bool VECTOR_A_256X64 = SGEMM_KNOB(VECTOR_A_256X64, true);  // the tall tile copies A in 16-byte vectors, 4 k of a row kept together (false: one float at a time, transposed, as the other tiles)
 
 // The kernels, each a template on its tile, T: their bodies are T's member functions (below).
 template <class T, bool B_ALIGNED> __global__ void sgemm_kernel(sgemm::Problem p);
@@ -99,8 +107,9 @@ int last_count = 0;
 // One tile: step 20's tile knobs are the template's parameters, and everything from here to
 // the struct's end is step 20's code (a kernel's body now a member function, its constants
 // static members), left unindented so that `diff -w` against step 20 shows only that.
-// PEAK_PERCENT: the tile's share of the FP32 peak, for plan's estimate.
-template <int THREADS_X, int THREADS_Y, int THREAD_TILE_X, int THREAD_TILE_Y, int WARP_SHAPE_X, int PEAK_PERCENT>
+// PEAK_PERCENT: the tile's share of the FP32 peak, for plan's estimate. VECTOR_A: A's tile is
+// copied in 16-byte vectors and kept as 4 k of a row side by side (a_slot), not transposed.
+template <int THREADS_X, int THREADS_Y, int THREAD_TILE_X, int THREAD_TILE_Y, int WARP_SHAPE_X, int PEAK_PERCENT, bool VECTOR_A = false>
 struct Tile {
 static constexpr int THREADS = THREADS_X * THREADS_Y;
 static constexpr int BM = THREADS_Y * THREAD_TILE_Y;  // rows of C per block
@@ -155,6 +164,9 @@ static_assert(A_PAD % 4 == 0 && B_PAD % 4 == 0 && THREAD_TILE_Y % 4 == 0 && THRE
               "fragments are read as aligned float4: rows and thread tiles are multiples of 4 floats");
 static_assert(TUNE_SPLIT % A_COPY_RUN == 0 && 32 % A_COPY_RUN == 0,
               "a warp copies whole runs of A_COPY_RUN consecutive k, and whole runs make a row of the A tile");
+static_assert(!VECTOR_A || (A_PAD >= 1 && THREADS % (TUNE_SPLIT / 4) == 0 && BM % (THREADS / (TUNE_SPLIT / 4)) == 0 && BM % 8 == 0),
+              "A's vectors: TUNE_SPLIT / 4 lines of BM + 1 vectors fit the transposed tile's TUNE_SPLIT rows of "
+              "BM + A_PAD floats, and the threads cover whole rows of vectors per pass");
 
 // Element (row, col) of a row-major matrix with row stride ld.
 template <class T>
@@ -185,19 +197,19 @@ __device__ __forceinline__ void copy_or_zero(float* dst, const float* src, bool 
 // (src_aligned: B's rows start at multiples of COPY_VECTOR floats): it copies the valid
 // bytes and zero-fills the rest (ZERO_FILL false: all of it is valid; no source size).
 // Otherwise, or without ASYNC_LOADS, one float at a time.
-template <bool ZERO_FILL>
+template <bool ZERO_FILL, int WIDTH = COPY_VECTOR>
 __device__ __forceinline__ void copy_vector_or_zero(float* dst, const float* src, int valid, bool src_aligned) {
-  if (ASYNC_LOADS && COPY_VECTOR > 1 && src_aligned) {
+  if (ASYNC_LOADS && WIDTH > 1 && src_aligned) {
     const unsigned dst_shared = static_cast<unsigned>(__cvta_generic_to_shared(dst));
     if constexpr (ZERO_FILL)
       asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(dst_shared), "l"(src),
-                   "n"(COPY_VECTOR * sizeof(float)), "r"(valid * int(sizeof(float))));
+                   "n"(WIDTH * sizeof(float)), "r"(valid * int(sizeof(float))));
     else
       asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(dst_shared), "l"(src),
-                   "n"(COPY_VECTOR * sizeof(float)));
+                   "n"(WIDTH * sizeof(float)));
   } else {
 #pragma unroll
-    for (int v = 0; v < COPY_VECTOR; ++v) copy_or_zero<ZERO_FILL>(dst + v, src + v, v < valid);
+    for (int v = 0; v < WIDTH; ++v) copy_or_zero<ZERO_FILL>(dst + v, src + v, v < valid);
   }
 }
 
@@ -242,6 +254,14 @@ __device__ __forceinline__ void store_c4(const sgemm::Problem& p, int row, int c
 __device__ __forceinline__ int tile_row(int thread_y, int i) { return (i / 4) * (THREADS_Y * 4) + thread_y * 4 + i % 4; }
 __device__ __forceinline__ int tile_col(int thread_x, int j) { return (j / 4) * (THREADS_X * 4) + thread_x * 4 + j % 4; }
 
+// VECTOR_A: the A tile as TUNE_SPLIT / 4 lines, one per 4 k, each of BM + 1 vectors (row r's
+// 4 k side by side, in slot a_slot(r) of the line: r rotated by r / 8 within its group of 8).
+// A warp's copies (8 vectors of a row, 4 rows) and its fragment loads (rows 4 apart) then fall
+// in 8 different 16-byte bank groups each: no conflicts. In floats the lines take no more than
+// the transposed tile's TUNE_SPLIT x (BM + A_PAD).
+static constexpr int A_LINE = BM + 1;  // vectors per line
+__device__ __forceinline__ static int a_slot(int r) { return (r & ~7) | ((r + (r >> 3)) & 7); }
+
 // global -> shared: the TUNE_SPLIT-wide tiles of A and B that start at column / row k0.
 // Consecutive threads take consecutive elements of a row, so the global loads coalesce. A
 // thread copies the same columns of both tiles every time, one pass of rows apart, so its
@@ -254,6 +274,20 @@ __device__ __forceinline__ void copy_tile_elements(const sgemm::Problem& p, floa
   // BM + A_PAD = 4 (mod 32), a warp's transposed stores sA[k][r] fall in 32 different banks
   // with 8-float runs (4 rows per warp), 16 with 16-float runs (2 rows), 8 with a whole row
   // of 32: fewer rows per warp read fewer cache lines, more rows conflict less.
+  if constexpr (VECTOR_A) {  // lanes copy a row's TUNE_SPLIT / 4 vectors, one each (coalesced), the next row beside
+    constexpr int A_VECTORS = TUNE_SPLIT / 4, A_VECTOR_PASS = THREADS / A_VECTORS;  // vectors per row, rows per pass
+    const int a_row = tid / A_VECTORS, a_q = tid % A_VECTORS;
+    const float* a_src = &at(p.A, p.lda, block_row + a_row, k0 + a_q * 4);
+    const int a_valid = max(0, min(p.K - k0 - a_q * 4, 4));  // floats inside the matrix
+    const bool a_aligned = p.lda % 4 == 0 && reinterpret_cast<uintptr_t>(p.A) % 16 == 0;  // else one float at a time
+    float4* line = reinterpret_cast<float4*>(&sA[0][0]) + a_q * A_LINE;
+#pragma unroll
+    for (int n = 0; n < BM / A_VECTOR_PASS; ++n) {
+      const int r = a_row + n * A_VECTOR_PASS;
+      copy_vector_or_zero<ZERO_FILL, 4>(reinterpret_cast<float*>(line + a_slot(r)), a_src + n * A_VECTOR_PASS * p.lda,
+                                        block_row + r < p.M ? a_valid : 0, a_aligned);
+    }
+  } else {
   const int a_row = tid / A_COPY_RUN % A_PASS, a_col = tid / (A_COPY_RUN * A_PASS) * A_COPY_RUN + tid % A_COPY_RUN;
   const float* a_src = &at(p.A, p.lda, block_row + a_row, k0 + a_col);
   const bool a_col_inside = k0 + a_col < p.K;
@@ -261,6 +295,7 @@ __device__ __forceinline__ void copy_tile_elements(const sgemm::Problem& p, floa
   for (int n = 0; n < BM / A_PASS; ++n) {
     const int r = a_row + n * A_PASS;
     copy_or_zero<ZERO_FILL>(&sA[a_col][r], a_src + n * A_PASS * p.lda, a_col_inside && block_row + r < p.M);
+  }
   }
   constexpr int B_VECTORS = BN / COPY_VECTOR;  // vectors per row of the B tile
   constexpr int B_PASS = THREADS / B_VECTORS;   // rows of the B tile copied per pass
@@ -513,7 +548,7 @@ __device__ __forceinline__ void block_gemm(const sgemm::Problem& p, int k_tiles_
 
   // The split kernel keeps the barrier at the top of each tile and its FFMAs row by row:
   // both measured faster there than the unsplit kernel's choices (step 15's page).
-  constexpr bool early_sync = !SPLIT && EARLY_SYNC;
+  constexpr bool early_sync = !SPLIT && EARLY_SYNC && !VECTOR_A;  // VECTOR_A: the barrier at the top of each tile
   constexpr bool by_column = !SPLIT && FFMA_BY_COLUMN;
   float acc[THREAD_TILE_Y][THREAD_TILE_X] = {};  // [TY][TX]: this thread's outputs
   // This block's piece of K: k tiles [k_first / TUNE_SPLIT, + k_tiles); the last may be short.
@@ -547,8 +582,26 @@ __device__ __forceinline__ void block_gemm(const sgemm::Problem& p, int k_tiles_
       copy_tile<B_ALIGNED>(p, sA[fill_stage], sB[fill_stage], block_row, block_col, k_first + (k_tile + stages - 1) * TUNE_SPLIT, tid);
     commit_copies();
 
-    if constexpr (!early_sync) load_fragments(a_frag[0], b_frag[0], sA[stage], sB[stage], 0, thread_x, thread_y);
     const int next_stage = stage + 1 == stages ? 0 : stage + 1;
+    if constexpr (VECTOR_A) {  // per 4 k: one 16-byte load of each of this thread's rows of A, then 4 k of FFMAs
+      const float4* lines = reinterpret_cast<const float4*>(&sA[stage][0][0]);
+#pragma unroll (K_UNROLL + 3) / 4
+      for (int q = 0; q < TUNE_SPLIT / 4; ++q) {
+        float4 a4[THREAD_TILE_Y];
+#pragma unroll
+        for (int i = 0; i < THREAD_TILE_Y; ++i) a4[i] = lines[q * A_LINE + a_slot(tile_row(thread_y, i))];
+#pragma unroll
+        for (int kk = 0; kk < 4; ++kk) {
+          float a[THREAD_TILE_Y], b[THREAD_TILE_X];
+#pragma unroll
+          for (int i = 0; i < THREAD_TILE_Y; ++i) a[i] = kk == 0 ? a4[i].x : kk == 1 ? a4[i].y : kk == 2 ? a4[i].z : a4[i].w;
+#pragma unroll
+          for (int j = 0; j < THREAD_TILE_X; ++j) b[j] = sB[stage][q * 4 + kk][tile_col(thread_x, j)];
+          outer_product<by_column>(acc, a, b);
+        }
+      }
+    } else {
+    if constexpr (!early_sync) load_fragments(a_frag[0], b_frag[0], sA[stage], sB[stage], 0, thread_x, thread_y);
 #pragma unroll K_UNROLL
     for (int k = 0; k < TUNE_SPLIT; ++k) {
       if (k + 1 < TUNE_SPLIT) {
@@ -563,6 +616,7 @@ __device__ __forceinline__ void block_gemm(const sgemm::Problem& p, int k_tiles_
           load_fragments(a_frag[0], b_frag[0], sA[next_stage], sB[next_stage], 0, thread_x, thread_y);
       }
       outer_product<by_column>(acc, a_frag[k % 2], b_frag[k % 2]);
+    }
     }
     stage = next_stage;  // the ring advances by one stage per tile
     fill_stage = fill_stage + 1 == stages ? 0 : fill_stage + 1;
@@ -1098,7 +1152,13 @@ void launch_kernels(const sgemm::Problem& p, const Plan& plan, cudaStream_t stre
     float* slots = partials_workspace(std::size_t(2) * blocks * BM * BN, stream);
     // B_ALIGNED: with one-float copies of B the three launches lost to step 17's one kernel
     // (the survey's 3001 x 2999 x 1001: 0.55 of cuBLAS in step 20, 0.89 in step 17; the page).
-    if (STREAM_FIRST && B_ALIGNED && beside_fits<B_ALIGNED>()) {  // stream-K's iterations; then the whole tiles, and beside them the reduction
+    // BESIDE_MAX_PIECES: the reduction beside the whole tiles adds a tile's pieces with one warp.
+    // Where a tile has many (5120 x 5120 x 997: 8 tiles' 32 k tiles over 132 blocks, about 17
+    // pieces a tile), that warp outlasts the whole tiles (1.37 ms against 1.11 in step 17's order
+    // on the H200; 4096^3's tiles, in 2 pieces, gain 0.7% beside).
+    const long long per_block = sgemm::ceil_div(static_cast<long long>(sk_tiles) * k_tiles, static_cast<long long>(blocks));
+    const long long pieces = sgemm::ceil_div(static_cast<long long>(k_tiles), per_block) + 1;  // at most, a tile's
+    if (STREAM_FIRST && B_ALIGNED && pieces <= BESIDE_MAX_PIECES && beside_fits<B_ALIGNED>()) {  // stream-K's iterations; then the whole tiles, and beside them the reduction
       unsigned target = 0;
       unsigned* done = stream_blocks_done(blocks, target);
       CUDA_CHECK(cudaFuncSetAttribute(sgemm_kernel_stream_only<Tile, B_ALIGNED>, cudaFuncAttributeMaxDynamicSharedMemorySize, SHARED_BYTES));
@@ -1203,7 +1263,7 @@ using Tile64x64 = Tile<8, 8, 8, 8, 8, PEAK_PERCENT_64X64>;
 // A tall tile for N = 64 and a wide one for M = 64: 128 x 128's threads and 8 x 8 outputs a
 // thread, stacked 32 x 8 or laid 8 x 32, so N = 64 (M = 64) runs at that tile's loads per
 // FMA and not at 64 x 64's (twice the copies per FMA, a quarter of the warps per block).
-using Tile256x64 = Tile<8, 32, 8, 8, 8, PEAK_PERCENT_256X64>;
+using Tile256x64 = Tile<8, 32, 8, 8, 8, PEAK_PERCENT_256X64, VECTOR_A_256X64>;
 using Tile64x256 = Tile<32, 8, 8, 8, 16, PEAK_PERCENT_64X256>;
 
 // One tile's launch, as step 20's: its plan, and the kernels for B's alignment.
@@ -1227,6 +1287,7 @@ void launch_with(const sgemm::Problem& p, const typename T::Plan& plan, cudaStre
 struct Choice {
   int tile = 0;   // 0 .. 5: 128 x 256, 128 x 128, 64 x 128, 64 x 64, 256 x 64, 64 x 256
   double us = 0;  // its estimate
+  int splits = 1;  // its pieces of K
   Tile128x256::Plan p0;
   Tile128x128::Plan p1;
   Tile64x128::Plan p2;
@@ -1260,6 +1321,8 @@ Choice choose(const sgemm::Problem& p) {
     c.tile = us[smallest] * (100 + MIN_GAIN_PERCENT) <= us[0] * 100 ? smallest : 0;
   }
   c.us = us[c.tile];
+  const int splits[TILES] = {c.p0.splits, c.p1.splits, c.p2.splits, c.p3.splits, c.p4.splits, c.p5.splits};
+  c.splits = splits[c.tile];
   return c;
 }
 void launch_choice(const sgemm::Problem& p, const Choice& c, cudaStream_t stream) {
@@ -1361,19 +1424,88 @@ const Cut& decide_once(const sgemm::Problem& p) {
 // SGEMM_EDGES (an environment variable: whole or cut) forces either, for the tests and for
 // re-measuring the rule; forced, the cut is at the 128 x 256 tile's multiples. With SGEMM_TILE
 // alone C runs whole; with SGEMM_EDGES=cut too, every rectangle runs that tile.
-void launch(const sgemm::Problem& p, cudaStream_t stream) {
-  const Cut& cut = PRICE_ONCE ? decide_once(p) : decide(p);
+void launch_cut(const sgemm::Problem& p, const Cut& cut, cudaStream_t stream) {
   if (cut.parts == 0) {
     launch_choice(p, cut.choices[0], stream);
     return;
   }
-  static std::string path;  // took_path keeps the pointer
-  int count = 0;
+  std::string main_path;
+  int main_count = 0;
   for (int i = 0; i < cut.parts; ++i) {
     launch_choice(rectangle(p, cut.at[i][0], cut.at[i][1], cut.at[i][2], cut.at[i][3]), cut.choices[i], stream);
-    if (i == 0) path = "edges-" + std::to_string(cut.parts) + "/" + last_path, count = last_count;  // the main rectangle's
+    if (i == 0) main_path = last_path, main_count = last_count;  // the path named is the main rectangle's
   }
-  sgemm::took_path(path.c_str(), count);
+  last_path = "edges-" + std::to_string(cut.parts) + "/" + main_path, last_count = main_count;
+}
+
+// The decision's estimate: the whole's, or the rectangles' with their launches.
+double cut_us(const Cut& cut) {
+  if (cut.parts == 0) return cut.choices[0].us;
+  double us = EDGE_LAUNCH_US * (cut.parts - 1);
+  for (int i = 0; i < cut.parts; ++i) us += cut.choices[i].us;
+  return us;
+}
+
+// B whose rows are not 16-byte aligned (ldb no multiple of 4 floats, as with every odd N, or a
+// base off 16 bytes) is copied to shared memory one float at a time: four times the copies of
+// the vector kernels, and step 17's stream-K in place of the three launches of step 18's
+// (B_ALIGNED). Copying B once into an aligned workspace (ldb rounded up to 4 floats) costs a
+// read and a write of K x N floats; the GEMM then takes the aligned kernels. The copy is made
+// where it costs less than the ONE_FLOAT_B_PERCENT it saves of the GEMM's estimate, and only
+// where C (or its main rectangle) runs unsplit: the split kernel lost no more than 3% to the
+// one-float copies, less than the copy cost (the notes).
+// SGEMM_B (an environment variable: read or copy) forces either, for the tests and for
+// re-measuring the rule. The workspace is allocated once and grown when needed.
+bool b_aligned(const sgemm::Problem& p) {
+  return p.ldb % 4 == 0 && reinterpret_cast<uintptr_t>(p.B) % 16 == 0;
+}
+bool copy_b(const sgemm::Problem& p, const Cut& cut) {
+  static const char* forced = std::getenv("SGEMM_B");
+  if (forced != nullptr) {
+    if (std::strcmp(forced, "read") == 0) return false;
+    if (std::strcmp(forced, "copy") == 0) return true;
+    std::fprintf(stderr, "SGEMM_B=%s: B is read where it lies or copied aligned first (read, copy)\n", forced);
+    std::exit(2);
+  }
+  const double copy_us = 8.0 * p.K * p.N / (sgemm::gpu().dram_bytes_per_us * COPY_PERCENT / 100.0) + COPY_PASS_US;
+  return cut.choices[0].splits == 1 && copy_us * 100 < cut_us(cut) * ONE_FLOAT_B_PERCENT;
+}
+sgemm::Problem with_aligned_b(const sgemm::Problem& p, cudaStream_t stream) {
+  static float* workspace = nullptr;
+  static std::size_t capacity = 0;  // floats
+  sgemm::Problem q = p;
+  q.ldb = sgemm::ceil_div(p.N, 4) * 4;
+  const std::size_t floats = std::size_t(p.K) * q.ldb;
+  if (floats > capacity) {
+    if (workspace) {
+      CUDA_CHECK(cudaStreamSynchronize(stream));  // the previous call may still be reading it
+      CUDA_CHECK(cudaFree(workspace));
+    }
+    CUDA_CHECK(cudaMalloc(&workspace, floats * sizeof(float)));
+    // Zeroed once: the copy writes N of each row's ldb floats, and a vector copy at the right
+    // edge reads the rest of its 16 bytes' address range (their source size makes them zeros in
+    // shared memory; compute-sanitizer's initcheck still wants that memory written).
+    CUDA_CHECK(cudaMemsetAsync(workspace, 0, floats * sizeof(float), stream));
+    capacity = floats;
+  }
+  CUDA_CHECK(cudaMemcpy2DAsync(workspace, q.ldb * sizeof(float), p.B, std::size_t(p.ldb) * sizeof(float), p.N * sizeof(float), p.K,
+                               cudaMemcpyDeviceToDevice, stream));
+  q.B = workspace;
+  return q;
+}
+
+void launch(const sgemm::Problem& p, cudaStream_t stream) {
+  const Cut& cut = PRICE_ONCE ? decide_once(p) : decide(p);
+  static std::string path;  // took_path keeps the pointer
+  if (!b_aligned(p) && p.M > 0 && p.N > 0 && p.K > 0 && copy_b(p, cut)) {
+    const sgemm::Problem q = with_aligned_b(p, stream);
+    launch_cut(q, PRICE_ONCE ? decide_once(q) : decide(q), stream);
+    path = "B-copied/" + last_path;
+  } else {
+    launch_cut(p, cut, stream);
+    path = last_path;
+  }
+  sgemm::took_path(path.c_str(), last_count);
 }
 
 int main(int argc, char** argv) {
