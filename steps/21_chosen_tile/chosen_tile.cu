@@ -56,7 +56,7 @@ constexpr bool STREAM_K = SGEMM_KNOB(STREAM_K, true);  // unsplit shapes with a 
 constexpr bool STREAM_FIRST = SGEMM_KNOB(STREAM_FIRST, true);  // stream-K's iterations first, then the whole tiles, the reduction beside them (false: step 17's order)
 constexpr int BESIDE_REDUCE_THREADS = SGEMM_KNOB(BESIDE_REDUCE_THREADS, 32);  // threads per block of the reduction that runs beside the whole tiles
 constexpr int BESIDE_REDUCE_REGISTERS = SGEMM_KNOB(BESIDE_REDUCE_REGISTERS, 64);  // registers a thread of it may use (__maxnreg__)
-constexpr int BESIDE_MAX_PIECES = SGEMM_KNOB(BESIDE_MAX_PIECES, 4);  // stream-K tiles in more pieces than this are reduced after the whole tiles, in step 17's order: one warp a tile, beside them, is too slow (the notes)
+constexpr int BESIDE_MAX_PIECES = SGEMM_KNOB(BESIDE_MAX_PIECES, 4);  // stream-K tiles in more pieces than this are reduced after the whole tiles, in step 17's order: at 5120 x 5120 x 997 step 18's order was slower (the notes)
 constexpr int MAX_SPLITS = SGEMM_KNOB(MAX_SPLITS, 128);       // most pieces K is split into (64 in steps 15-20: a 64 x 64 tile alone, as at 64 x 64 x 65536, needs more to fill the GPU)
 constexpr int MIN_SPLIT_K_TILES = SGEMM_KNOB(MIN_SPLIT_K_TILES, 2);  // fewest k tiles in a piece: its pipeline has to fill and drain (4 in steps 15-20; 2 from a sweep over the survey, the notes)
 constexpr bool TAIL_PIECES = SGEMM_KNOB(TAIL_PIECES, true);        // pieces that leave SMs idle: each shorter, and a short last one for those SMs
@@ -1154,8 +1154,8 @@ void launch_kernels(const sgemm::Problem& p, const Plan& plan, cudaStream_t stre
     // (the survey's 3001 x 2999 x 1001: 0.55 of cuBLAS in step 20, 0.89 in step 17; the page).
     // BESIDE_MAX_PIECES: the reduction beside the whole tiles adds a tile's pieces with one warp.
     // Where a tile has many (5120 x 5120 x 997: 8 tiles' 32 k tiles over 132 blocks, about 17
-    // pieces a tile), that warp outlasts the whole tiles (1.37 ms against 1.11 in step 17's order
-    // on the H200; 4096^3's tiles, in 2 pieces, gain 0.7% beside).
+    // pieces a tile), step 18's order lost: 1.37 ms against 1.11 in step 17's order on the
+    // H200, likely that warp (not profiled); 4096^3's tiles, in 2 pieces, gain 0.7% beside.
     const long long per_block = sgemm::ceil_div(static_cast<long long>(sk_tiles) * k_tiles, static_cast<long long>(blocks));
     const long long pieces = sgemm::ceil_div(static_cast<long long>(k_tiles), per_block) + 1;  // at most, a tile's
     if (STREAM_FIRST && B_ALIGNED && pieces <= BESIDE_MAX_PIECES && beside_fits<B_ALIGNED>()) {  // stream-K's iterations; then the whole tiles, and beside them the reduction
@@ -1452,8 +1452,8 @@ double cut_us(const Cut& cut) {
 // (B_ALIGNED). Copying B once into an aligned workspace (ldb rounded up to 4 floats) costs a
 // read and a write of K x N floats; the GEMM then takes the aligned kernels. The copy is made
 // where it costs less than the ONE_FLOAT_B_PERCENT it saves of the GEMM's estimate, and only
-// where C (or its main rectangle) runs unsplit: the split kernel lost no more than 3% to the
-// one-float copies, less than the copy cost (the notes).
+// where C (or its main rectangle) runs unsplit (whole tiles or stream-K): where it ran split,
+// the copy cost more than it saved (the notes).
 // SGEMM_B (an environment variable: read or copy) forces either, for the tests and for
 // re-measuring the rule. The workspace is allocated once and grown when needed.
 bool b_aligned(const sgemm::Problem& p) {
