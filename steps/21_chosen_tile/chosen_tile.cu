@@ -1151,7 +1151,7 @@ void launch_kernels(const sgemm::Problem& p, const Plan& plan, cudaStream_t stre
     CUDA_CHECK(cudaFuncSetAttribute(sgemm_kernel_stream<Tile, B_ALIGNED>, cudaFuncAttributeMaxDynamicSharedMemorySize, SHARED_BYTES));
     float* slots = partials_workspace(std::size_t(2) * blocks * BM * BN, stream);
     // B_ALIGNED: with one-float copies of B the three launches lost to step 17's one kernel
-    // (the survey's 3001 x 2999 x 1001: 0.55 of cuBLAS in step 20, 0.89 in step 17; the page).
+    // (the survey's 3001 x 2999 x 1001: 0.55 of cuBLAS in step 20, 0.89 in step 17; the notes).
     // BESIDE_MAX_PIECES: the reduction beside the whole tiles adds a tile's pieces with one warp.
     // Where a tile has many (5120 x 5120 x 997: 8 tiles' 32 k tiles over 132 blocks, about 17
     // pieces a tile), step 18's order lost: 1.37 ms against 1.11 in step 17's order on the
