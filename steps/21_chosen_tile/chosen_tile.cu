@@ -1498,8 +1498,7 @@ void launch(const sgemm::Problem& p, cudaStream_t stream) {
   const Cut& cut = PRICE_ONCE ? decide_once(p) : decide(p);
   static std::string path;  // took_path keeps the pointer
   if (!b_aligned(p) && p.M > 0 && p.N > 0 && p.K > 0 && copy_b(p, cut)) {
-    const sgemm::Problem q = with_aligned_b(p, stream);
-    launch_cut(q, PRICE_ONCE ? decide_once(q) : decide(q), stream);
+    launch_cut(with_aligned_b(p, stream), cut, stream);  // the decision reads no strides: p's holds for the copy
     path = "B-copied/" + last_path;
   } else {
     launch_cut(p, cut, stream);
