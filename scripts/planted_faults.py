@@ -193,6 +193,12 @@ FAULTS = [
     ("chosen tile: B's aligned copy one column short", "21_chosen_tile",
      [("p.N * sizeof(float), p.K,", "(p.N - 1) * sizeof(float), p.K,")],
      [("--check --sizes 2047x2049x2047 --alpha 1.5 --beta 0.5", "check")]),
+    # Step 21's reduction, where a vector's slices are shared among a block's threads, adding
+    # up every group's run but the last: a lone 64 x 64 tile in many pieces (1,024 vectors of
+    # C, 32 groups) loses its last slices of K.
+    ("chosen tile: the reduction's last group of slices not added", "21_chosen_tile",
+     [("for (int g = 1; g * run < terms; ++g) {", "for (int g = 1; g * run < terms - run; ++g) {")],
+     [("--check --sizes 64x64x4000,64x64x20000 --alpha 1.5 --beta 0.5", "check")]),
     # The 3xTF32 steps and IEEE special values (--specials: Inf, NaN, values rounding past
     # FLT_MAX, TF32-exact partners of an infinity). K >= 8 everywhere: below that step 22
     # multiplies in FP32 and has no split to get wrong.
@@ -328,6 +334,12 @@ FAULTS = [
     ("edge rectangles: a rectangle's B not offset to its columns", "40_edge_rectangles",
      [("r.B = p.B + col;", "r.B = p.B;")],
      [("--check --sizes 777x2400x500,1300x1540x500 --alpha 1.5 --beta 0.5", "check")]),
+    # Step 40's reduction, where a vector's pieces are shared among a block's threads, adding
+    # up every group's run but the last: few vectors of C in many pieces (64x64x20000: one
+    # 128 x 64 tile; 128x128x16000) lose their last pieces of K.
+    ("edge rectangles: the reduction's last group of pieces not added", "40_edge_rectangles",
+     [("for (int g = 1; g * run < splits; ++g) {", "for (int g = 1; g * run < splits - run; ++g) {")],
+     [("--check --sizes 64x64x20000,128x128x16000 --alpha 1.5 --beta 0.5", "check")]),
 ]
 
 LIMIT = re.compile(r"FP32-grade limit ([0-9.e+]+) u")

@@ -98,6 +98,7 @@ CHANGED = {
     ("39_odd_strides", "launch_with"): "B in phases or copied (b_phases), its maps and its kernel",
     ("39_odd_strides", "main"): "the shared memory the harness checks is the wide tile's with B in phases",
     ("40_edge_rectangles", "aligned_operand"): "a rectangle before may still read the workspace it grows: the stream is synchronised before the free",
+    ("40_edge_rectangles", "sgemm_kernel_split_reduce"): "a vector's pieces shared by up to MAX_REDUCE_GROUPS threads where C has few vectors, REDUCE_LOADS loads in flight",
     ("40_edge_rectangles", "launch_with"): "keeps its path (last_path) for launch to name the rectangles' run",
     ("40_edge_rectangles", "launch"): "C cut into rectangles, each launched as step 39 launches a GEMM (launch_whole)",
     ("40_edge_rectangles", "decide"): "step 40's rule prices rectangles with estimate_us and choose_tile's plans, step 21's with choose over its six tiles",

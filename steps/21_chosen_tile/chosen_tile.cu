@@ -64,6 +64,11 @@ constexpr int TAIL_OVERHEAD_K_TILES = SGEMM_KNOB(TAIL_OVERHEAD_K_TILES, 0);  // 
 constexpr int MIN_GAIN_PERCENT = SGEMM_KNOB(MIN_GAIN_PERCENT, 10);  // more pieces must cut the estimated time by this much
 constexpr int L2_BANDWIDTH_RATIO = SGEMM_KNOB(L2_BANDWIDTH_RATIO, 4);  // how much faster partial sums that stay in L2 move than device memory does (split-K's cost)
 constexpr int REDUCE_THREADS = SGEMM_KNOB(REDUCE_THREADS, 256);   // threads per block of the reduction kernel
+constexpr int MAX_REDUCE_GROUPS = SGEMM_KNOB(MAX_REDUCE_GROUPS, 32);  // most threads sharing one vector's pieces in the split reduction (1: one thread a vector)
+constexpr int REDUCE_LOADS = SGEMM_KNOB(REDUCE_LOADS, 4);  // pieces a reduction thread reads before it adds them
+static_assert(MAX_REDUCE_GROUPS >= 1 && (MAX_REDUCE_GROUPS & (MAX_REDUCE_GROUPS - 1)) == 0 && REDUCE_THREADS % MAX_REDUCE_GROUPS == 0 &&
+                  REDUCE_LOADS >= 1,
+              "a power of two of groups that divides a reduction block's threads, and at least one load at a time");
 constexpr int PAIR_ROWS = SGEMM_KNOB(PAIR_ROWS, 4);  // of every 4 rows, those whose pieces 2c and 2c+1 add up in distributed shared memory before they are stored (0: none)
 
 constexpr int STREAM_K_OVERHEAD_K_TILES = SGEMM_KNOB(STREAM_K_OVERHEAD_K_TILES, 4);  // k tiles of time stream-K is charged for its pieces and their reduction
@@ -97,7 +102,8 @@ template <class T, bool B_ALIGNED> __global__ void sgemm_kernel_whole_tiles(sgem
 template <class T> __global__ void sgemm_kernel_stream_reduce(sgemm::Problem p, int dp_tiles, int sk_tiles, int blocks, const float* slots);
 template <class T> __global__ void sgemm_kernel_stream_reduce_beside(sgemm::Problem p, int dp_tiles, int sk_tiles, int blocks, const float* slots,
                                                                      const unsigned* sk_done, unsigned target);
-template <class T> __global__ void sgemm_kernel_split_reduce(sgemm::Problem p, int splits, const float* partials, int ld_partials, int pair_rows);
+template <class T> __global__ void sgemm_kernel_split_reduce(sgemm::Problem p, int splits, int groups, const float* partials, int ld_partials,
+                                                            int pair_rows);
 
 // The path of the last tile launched and its count (Tile::took_path), for launch's rectangles
 // to name.
@@ -841,23 +847,53 @@ __device__ __forceinline__ void sgemm_kernel_stream_reduce_beside_body(sgemm::Pr
 }
 
 // C = alpha * (piece 0 + piece 1 + ... + piece splits-1) + beta * C, four columns of one row
-// per thread. The pieces are added in the same order on every run, so the result has the
+// per vector. The pieces are added in the same order on every run, so the result has the
 // same bits every time (float atomics would add them in whatever order the blocks finish).
 // pair_rows (PAIR_ROWS where the split kernel ran in pairs, else 0): in rows with
 // row % 4 < pair_rows, slice 2c already holds pieces 2c + 2c+1 and slice 2c+1 is not read.
-__device__ __forceinline__ void sgemm_kernel_split_reduce_body(sgemm::Problem p, int splits, const float* partials, int ld_partials, int pair_rows) {
+// Where C has few vectors for the GPU (a lone 64 x 64 tile in 128 pieces, at 64 x 64 x 65536,
+// is 1,024 vectors), a vector's slices are shared by `groups` threads of a block (a power of
+// two up to MAX_REDUCE_GROUPS), each adding a run of consecutive slices, and the runs are
+// then added in order through shared memory. Each thread reads REDUCE_LOADS slices before it
+// adds any, so that many loads are in flight (the order of the adds is unchanged by that).
+__device__ __forceinline__ void sgemm_kernel_split_reduce_body(sgemm::Problem p, int splits, int groups, const float* partials, int ld_partials,
+                                                               int pair_rows) {
+  __shared__ float4 runs[REDUCE_THREADS];  // [groups][vectors_per_block]
+  const int vectors_per_block = REDUCE_THREADS / groups;
+  const int lane = threadIdx.x % vectors_per_block, group = threadIdx.x / vectors_per_block;
   const int vectors_per_row = ld_partials / 4;
-  const long long vector = static_cast<long long>(blockIdx.x) * REDUCE_THREADS + threadIdx.x;
-  if (vector >= static_cast<long long>(p.M) * vectors_per_row) return;
+  const long long vector = static_cast<long long>(blockIdx.x) * vectors_per_block + lane;
+  const bool inside = vector < static_cast<long long>(p.M) * vectors_per_row;
+  if (groups == 1 && !inside) return;
   wait_for_producer();  // the split kernel's partial sums are all written
   const int row = static_cast<int>(vector / vectors_per_row), col = static_cast<int>(vector % vectors_per_row) * 4;
   const std::size_t slice_floats = std::size_t(p.M) * ld_partials;
-  const float* piece = partials + std::size_t(row) * ld_partials + col;
-  float4 sum = *reinterpret_cast<const float4*>(piece);
   const int step = row % 4 < pair_rows ? 2 : 1;  // a paired row: slice 2c holds pieces 2c and 2c+1
-  for (int z = step; z < splits; z += step) {
-    const float4 v = *reinterpret_cast<const float4*>(piece + z * slice_floats);
-    sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
+  const int terms = (splits + step - 1) / step;  // the slices read: 0, step, 2 step, ...
+  const int run = (terms + groups - 1) / groups;  // slices a group adds (the last group's may be fewer, or none)
+  const int first = group * run, last = first + run < terms ? first + run : terms;
+  float4 sum = {};
+  if (inside && first < last) {
+    const float* piece = partials + std::size_t(row) * ld_partials + col;
+    sum = *reinterpret_cast<const float4*>(piece + std::size_t(first) * step * slice_floats);
+    for (int t = first + 1; t < last; t += REDUCE_LOADS) {
+      float4 v[REDUCE_LOADS];
+#pragma unroll
+      for (int i = 0; i < REDUCE_LOADS; ++i)
+        if (t + i < last) v[i] = *reinterpret_cast<const float4*>(piece + std::size_t(t + i) * step * slice_floats);
+#pragma unroll
+      for (int i = 0; i < REDUCE_LOADS; ++i)
+        if (t + i < last) sum.x += v[i].x, sum.y += v[i].y, sum.z += v[i].z, sum.w += v[i].w;
+    }
+  }
+  if (groups > 1) {
+    runs[threadIdx.x] = sum;
+    __syncthreads();
+    if (group != 0 || !inside) return;
+    for (int g = 1; g * run < terms; ++g) {
+      const float4 v = runs[g * vectors_per_block + lane];
+      sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
+    }
   }
   store_sum(p, row, col, sum);
 }
@@ -1207,8 +1243,17 @@ void launch_kernels(const sgemm::Problem& p, const Plan& plan, cudaStream_t stre
   } else {
     sgemm_kernel_split<Tile, B_ALIGNED><<<dim3(grid.x, grid.y, splits), block, SHARED_BYTES_SPLIT, stream>>>(p, k_tiles_per_split, partials, ld_partials);
   }
-  launch_reduction(sgemm_kernel_split_reduce<Tile>, static_cast<long long>(p.M) * (ld_partials / 4), stream, p, splits,
-                   static_cast<const float*>(partials), ld_partials, paired ? PAIR_ROWS : 0);
+  // Threads for about two blocks of REDUCE_THREADS an SM: a vector's slices are shared out
+  // where C's vectors alone are fewer.
+  const long long vectors = static_cast<long long>(p.M) * (ld_partials / 4);
+  int groups = 1;
+  while (groups < MAX_REDUCE_GROUPS && groups * 2 <= splits / (paired ? 2 : 1) &&
+         vectors * groups < 2LL * REDUCE_THREADS * sgemm::gpu().sm_count)
+    groups *= 2;
+  const long long vectors_per_block = REDUCE_THREADS / groups;
+  launch_overlapped(sgemm_kernel_split_reduce<Tile>, dim3(static_cast<unsigned>((vectors + vectors_per_block - 1) / vectors_per_block)),
+                    dim3(REDUCE_THREADS), 0, stream, p, splits, groups, static_cast<const float*>(partials), ld_partials,
+                    paired ? PAIR_ROWS : 0);
 }
 
 };  // struct Tile
@@ -1249,8 +1294,8 @@ __global__ void __maxnreg__(BESIDE_REDUCE_REGISTERS)
 }
 template <class T>
 __global__ void __launch_bounds__(REDUCE_THREADS)
-    sgemm_kernel_split_reduce(sgemm::Problem p, int splits, const float* partials, int ld_partials, int pair_rows) {
-  T().sgemm_kernel_split_reduce_body(p, splits, partials, ld_partials, pair_rows);
+    sgemm_kernel_split_reduce(sgemm::Problem p, int splits, int groups, const float* partials, int ld_partials, int pair_rows) {
+  T().sgemm_kernel_split_reduce_body(p, splits, groups, partials, ld_partials, pair_rows);
 }
 
 // The tiles: THREADS_X, THREADS_Y, THREAD_TILE_X, THREAD_TILE_Y, WARP_SHAPE_X, PEAK_PERCENT.

@@ -43,13 +43,15 @@ constexpr int B_BOX = SGEMM_KNOB(B_BOX, 32);  // columns of a TMA box of B: 128 
 constexpr int PRODUCER_REGISTERS = SGEMM_KNOB(PRODUCER_REGISTERS, 40);
 constexpr int SPLITTERS = SGEMM_KNOB(SPLITTERS, 96);  // threads of the producer warpgroup that split A in the pipeline (warps 1 .. 3)
 
-constexpr int MAX_SPLITS = SGEMM_KNOB(MAX_SPLITS, 64);              // most pieces K is cut into
-constexpr int MIN_SPLIT_K_TILES = SGEMM_KNOB(MIN_SPLIT_K_TILES, 4);  // fewest k tiles in a piece: its ring has to fill
+constexpr int MAX_SPLITS = SGEMM_KNOB(MAX_SPLITS, 128);             // most pieces K is cut into (64 in steps 26-39: a lone small tile, as at 64 x 64 x 65536, needs more to fill the GPU)
+constexpr int MIN_SPLIT_K_TILES = SGEMM_KNOB(MIN_SPLIT_K_TILES, 2);  // fewest k tiles in a piece: its ring has to fill (4 in steps 26-39)
 constexpr int PIECE_OVERHEAD_TILES = SGEMM_KNOB(PIECE_OVERHEAD_TILES, 2);  // a block's start and end, in k tiles (the first TMA, the stores)
 constexpr int MIN_GAIN_PERCENT = SGEMM_KNOB(MIN_GAIN_PERCENT, 10);  // more pieces, or the narrow tile, must cut the estimated time by this much
 constexpr int NARROW_TILE_PERCENT = SGEMM_KNOB(NARROW_TILE_PERCENT, 75);  // a 128 x 64 tile's time, in % of a 128 x 128 tile's (half the work, one consumer)
 constexpr int L2_BANDWIDTH_RATIO = SGEMM_KNOB(L2_BANDWIDTH_RATIO, 4);  // partial sums in L2 move this much faster than device memory
 constexpr int REDUCE_THREADS = SGEMM_KNOB(REDUCE_THREADS, 256);     // threads per block of the reduction kernel
+constexpr int MAX_REDUCE_GROUPS = SGEMM_KNOB(MAX_REDUCE_GROUPS, 32);  // most threads sharing one vector's pieces in the reduction (1: one thread a vector)
+constexpr int REDUCE_LOADS = SGEMM_KNOB(REDUCE_LOADS, 4);  // pieces a reduction thread reads before it adds them
 constexpr int PASS_THREADS = SGEMM_KNOB(PASS_THREADS, 256);  // threads per block of the pass before the GEMM (either place)
 constexpr int PASS_LOADS = SGEMM_KNOB(PASS_LOADS, 16);       // loads each thread of a pass has in flight at once
 constexpr int RAW_MIN_K = SGEMM_KNOB(RAW_MIN_K, 32);  // A and B themselves are their big parts in the first sweep where K is at least this (small_of_truncated says why)
@@ -69,6 +71,9 @@ constexpr int TF32_FMAS_PER_SM_CLOCK = 1024;  // an H100 SM's dense TF32 rate (4
 static_assert(MAX_SPLITS >= 1 && MIN_SPLIT_K_TILES >= 1 && MIN_GAIN_PERCENT >= 0 && PIECE_OVERHEAD_TILES >= 0 &&
                   L2_BANDWIDTH_RATIO >= 1,
               "at least one piece, of at least one k tile; more pieces only for a gain, never for a loss");
+static_assert(MAX_REDUCE_GROUPS >= 1 && (MAX_REDUCE_GROUPS & (MAX_REDUCE_GROUPS - 1)) == 0 && REDUCE_THREADS % MAX_REDUCE_GROUPS == 0 &&
+                  REDUCE_LOADS >= 1,
+              "a power of two of groups that divides a reduction block's threads, and at least one load at a time");
 static_assert(RAW_MIN_K >= 16,
               "A and B truncated err by up to about 32 u of |a b| a product (each small part rounded, 2^-21, their "
               "product dropped, 2^-20), and the sums round: the harness's worst-case bound, 2 (K + 2) u, holds that "
@@ -807,24 +812,52 @@ __global__ void __launch_bounds__(threads(BN), 1)
 }
 
 // C = alpha * (piece 0 + piece 1 + ... + piece splits-1) + beta * C, four columns of one row
-// per thread, as in step 15. The pieces are added in the same order on every run, so the
+// per vector, as in step 15. The pieces are added in the same order on every run, so the
 // result has the same bits every time (float atomics would add them in whatever order the
-// blocks finish).
+// blocks finish). Where C has few vectors for the GPU (a lone 128 x 64 tile in 128 pieces, at
+// 64 x 64 x 65536, is 1,024 vectors), a vector's pieces are shared by `groups` threads of a
+// block (a power of two up to MAX_REDUCE_GROUPS), each adding a run of consecutive pieces, and
+// the runs are then added in order through shared memory. Each thread reads REDUCE_LOADS
+// pieces before it adds any, so that many loads are in flight (the order of the adds is
+// unchanged by that).
 __global__ void __launch_bounds__(REDUCE_THREADS)
-    sgemm_kernel_split_reduce(sgemm::Problem p, int splits, const float* partials, int ld_partials) {
+    sgemm_kernel_split_reduce(sgemm::Problem p, int splits, int groups, const float* partials, int ld_partials) {
+  __shared__ float4 runs[REDUCE_THREADS];  // [groups][vectors_per_block]
+  const int vectors_per_block = REDUCE_THREADS / groups;
+  const int lane = threadIdx.x % vectors_per_block, group = threadIdx.x / vectors_per_block;
   const int vectors_per_row = ld_partials / 4;
-  const long long vector = static_cast<long long>(blockIdx.x) * REDUCE_THREADS + threadIdx.x;
-  if (vector >= static_cast<long long>(p.M) * vectors_per_row) return;
+  const long long vector = static_cast<long long>(blockIdx.x) * vectors_per_block + lane;
+  const bool inside = vector < static_cast<long long>(p.M) * vectors_per_row;
+  if (groups == 1 && !inside) return;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.wait;" ::: "memory");  // the GEMM's partial sums are all written
 #endif
+  const int run = (splits + groups - 1) / groups;  // pieces a group adds (the last group's may be fewer, or none)
   const int row = static_cast<int>(vector / vectors_per_row), col = static_cast<int>(vector % vectors_per_row) * 4;
   const std::size_t slice_floats = std::size_t(p.M) * ld_partials;
-  const float* piece = partials + std::size_t(row) * ld_partials + col;
-  float4 sum = *reinterpret_cast<const float4*>(piece);
-  for (int z = 1; z < splits; ++z) {
-    const float4 v = *reinterpret_cast<const float4*>(piece + z * slice_floats);
-    sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
+  float4 sum = {};
+  const int first = group * run, last = first + run < splits ? first + run : splits;
+  if (inside && first < last) {
+    const float* piece = partials + std::size_t(row) * ld_partials + col;
+    sum = *reinterpret_cast<const float4*>(piece + first * slice_floats);
+    for (int z = first + 1; z < last; z += REDUCE_LOADS) {
+      float4 v[REDUCE_LOADS];
+#pragma unroll
+      for (int i = 0; i < REDUCE_LOADS; ++i)
+        if (z + i < last) v[i] = *reinterpret_cast<const float4*>(piece + (z + i) * slice_floats);
+#pragma unroll
+      for (int i = 0; i < REDUCE_LOADS; ++i)
+        if (z + i < last) sum.x += v[i].x, sum.y += v[i].y, sum.z += v[i].z, sum.w += v[i].w;
+    }
+  }
+  if (groups > 1) {
+    runs[threadIdx.x] = sum;
+    __syncthreads();
+    if (group != 0 || !inside) return;
+    for (int g = 1; g * run < splits; ++g) {
+      const float4 v = runs[g * vectors_per_block + lane];
+      sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
+    }
   }
   const float out[4] = {sum.x, sum.y, sum.z, sum.w};
 #pragma unroll
@@ -1179,8 +1212,14 @@ void launch_with(const sgemm::Problem& p, const Plan& plan, cudaStream_t stream)
   if (splits == 1) return;
   // The reduction, as a programmatic dependent launch: its launch overlaps the GEMM's end.
   const long long vectors = static_cast<long long>(p.M) * (ld_partials / 4);
-  launch_after_previous(sgemm_kernel_split_reduce, dim3(static_cast<unsigned>((vectors + REDUCE_THREADS - 1) / REDUCE_THREADS)),
-                        dim3(REDUCE_THREADS), 0, stream, p, splits, static_cast<const float*>(partials), ld_partials);
+  // Threads for about two blocks of REDUCE_THREADS an SM: a vector's pieces are shared out
+  // where C's vectors alone are fewer.
+  int groups = 1;
+  while (groups < MAX_REDUCE_GROUPS && groups * 2 <= splits && vectors * groups < 2LL * REDUCE_THREADS * sgemm::gpu().sm_count)
+    groups *= 2;
+  const long long vectors_per_block = REDUCE_THREADS / groups;
+  launch_after_previous(sgemm_kernel_split_reduce, dim3(static_cast<unsigned>((vectors + vectors_per_block - 1) / vectors_per_block)),
+                        dim3(REDUCE_THREADS), 0, stream, p, splits, groups, static_cast<const float*>(partials), ld_partials);
 }
 
 // A GEMM's estimate as launch_whole will run it: its plan's, and what the plan leaves out for
