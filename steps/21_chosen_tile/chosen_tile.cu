@@ -853,8 +853,9 @@ __device__ __forceinline__ void sgemm_kernel_stream_reduce_beside_body(sgemm::Pr
 // row % 4 < pair_rows, slice 2c already holds pieces 2c + 2c+1 and slice 2c+1 is not read.
 // Where C has few vectors for the GPU (a lone 64 x 64 tile in 128 pieces, at 64 x 64 x 65536,
 // is 1,024 vectors), a vector's slices are shared by `groups` threads of a block (a power of
-// two up to MAX_REDUCE_GROUPS), each adding a run of consecutive slices, and the runs are
-// then added in order through shared memory. Each thread reads REDUCE_LOADS slices before it
+// two up to MAX_REDUCE_GROUPS), each adding a run of consecutive slices in registers, and the
+// first group then adds the runs in order through shared memory (`groups` depends on the GPU's
+// SMs, so the bits do too). Each thread reads REDUCE_LOADS slices before it
 // adds any, so that many loads are in flight (the order of the adds is unchanged by that).
 __device__ __forceinline__ void sgemm_kernel_split_reduce_body(sgemm::Problem p, int splits, int groups, const float* partials, int ld_partials,
                                                                int pair_rows) {
@@ -870,7 +871,7 @@ __device__ __forceinline__ void sgemm_kernel_split_reduce_body(sgemm::Problem p,
   const std::size_t slice_floats = std::size_t(p.M) * ld_partials;
   const int step = row % 4 < pair_rows ? 2 : 1;  // a paired row: slice 2c holds pieces 2c and 2c+1
   const int terms = (splits + step - 1) / step;  // the slices read: 0, step, 2 step, ...
-  const int run = (terms + groups - 1) / groups;  // slices a group adds (the last group's may be fewer, or none)
+  const int run = (terms + groups - 1) / groups;  // slices a group adds (the last groups' runs may be shorter, or empty)
   const int first = group * run, last = first + run < terms ? first + run : terms;
   float4 sum = {};
   if (inside && first < last) {
@@ -1243,8 +1244,8 @@ void launch_kernels(const sgemm::Problem& p, const Plan& plan, cudaStream_t stre
   } else {
     sgemm_kernel_split<Tile, B_ALIGNED><<<dim3(grid.x, grid.y, splits), block, SHARED_BYTES_SPLIT, stream>>>(p, k_tiles_per_split, partials, ld_partials);
   }
-  // Threads for about two blocks of REDUCE_THREADS an SM: a vector's slices are shared out
-  // where C's vectors alone are fewer.
+  // Groups doubled while C's vectors times them are fewer than two blocks of REDUCE_THREADS an
+  // SM (it stops at two to four), up to MAX_REDUCE_GROUPS and at least two slices a group.
   const long long vectors = static_cast<long long>(p.M) * (ld_partials / 4);
   int groups = 1;
   while (groups < MAX_REDUCE_GROUPS && groups * 2 <= splits / (paired ? 2 : 1) &&

@@ -814,10 +814,11 @@ __global__ void __launch_bounds__(threads(BN), 1)
 // C = alpha * (piece 0 + piece 1 + ... + piece splits-1) + beta * C, four columns of one row
 // per vector, as in step 15. The pieces are added in the same order on every run, so the
 // result has the same bits every time (float atomics would add them in whatever order the
-// blocks finish). Where C has few vectors for the GPU (a lone 128 x 64 tile in 128 pieces, at
-// 64 x 64 x 65536, is 1,024 vectors), a vector's pieces are shared by `groups` threads of a
-// block (a power of two up to MAX_REDUCE_GROUPS), each adding a run of consecutive pieces, and
-// the runs are then added in order through shared memory. Each thread reads REDUCE_LOADS
+// blocks finish; `groups` depends on the GPU's SMs, so the bits do too). Where C has few
+// vectors for the GPU (64 x 64 x 65536: 1,024 vectors, one 128 x 64 tile in 121 pieces), a
+// vector's pieces are shared by `groups` threads of a block (a power of two up to
+// MAX_REDUCE_GROUPS), each adding a run of consecutive pieces in registers, and the first
+// group then adds the runs in order through shared memory. Each thread reads REDUCE_LOADS
 // pieces before it adds any, so that many loads are in flight (the order of the adds is
 // unchanged by that).
 __global__ void __launch_bounds__(REDUCE_THREADS)
@@ -832,7 +833,7 @@ __global__ void __launch_bounds__(REDUCE_THREADS)
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.wait;" ::: "memory");  // the GEMM's partial sums are all written
 #endif
-  const int run = (splits + groups - 1) / groups;  // pieces a group adds (the last group's may be fewer, or none)
+  const int run = (splits + groups - 1) / groups;  // pieces a group adds (the last groups' runs may be shorter, or empty)
   const int row = static_cast<int>(vector / vectors_per_row), col = static_cast<int>(vector % vectors_per_row) * 4;
   const std::size_t slice_floats = std::size_t(p.M) * ld_partials;
   float4 sum = {};
@@ -1212,8 +1213,8 @@ void launch_with(const sgemm::Problem& p, const Plan& plan, cudaStream_t stream)
   if (splits == 1) return;
   // The reduction, as a programmatic dependent launch: its launch overlaps the GEMM's end.
   const long long vectors = static_cast<long long>(p.M) * (ld_partials / 4);
-  // Threads for about two blocks of REDUCE_THREADS an SM: a vector's pieces are shared out
-  // where C's vectors alone are fewer.
+  // Groups doubled while C's vectors times them are fewer than two blocks of REDUCE_THREADS an
+  // SM (it stops at two to four), up to MAX_REDUCE_GROUPS and at least two pieces a group.
   int groups = 1;
   while (groups < MAX_REDUCE_GROUPS && groups * 2 <= splits && vectors * groups < 2LL * REDUCE_THREADS * sgemm::gpu().sm_count)
     groups *= 2;
