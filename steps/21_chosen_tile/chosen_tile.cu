@@ -1244,12 +1244,12 @@ void launch_kernels(const sgemm::Problem& p, const Plan& plan, cudaStream_t stre
   } else {
     sgemm_kernel_split<Tile, B_ALIGNED><<<dim3(grid.x, grid.y, splits), block, SHARED_BYTES_SPLIT, stream>>>(p, k_tiles_per_split, partials, ld_partials);
   }
-  // Groups doubled while C's vectors times them are fewer than two blocks of REDUCE_THREADS an
-  // SM (it stops at two to four), up to MAX_REDUCE_GROUPS and at least two slices a group.
+  // Groups doubled while C's vectors times them are fewer than one block of REDUCE_THREADS an
+  // SM (it stops at one to two: where C alone fills the SMs, sharing cost 2% at 384^3, the notes), up to MAX_REDUCE_GROUPS and at least two slices a group.
   const long long vectors = static_cast<long long>(p.M) * (ld_partials / 4);
   int groups = 1;
   while (groups < MAX_REDUCE_GROUPS && groups * 2 <= splits / (paired ? 2 : 1) &&
-         vectors * groups < 2LL * REDUCE_THREADS * sgemm::gpu().sm_count)
+         vectors * groups < 1LL * REDUCE_THREADS * sgemm::gpu().sm_count)
     groups *= 2;
   const long long vectors_per_block = REDUCE_THREADS / groups;
   launch_overlapped(sgemm_kernel_split_reduce<Tile>, dim3(static_cast<unsigned>((vectors + vectors_per_block - 1) / vectors_per_block)),

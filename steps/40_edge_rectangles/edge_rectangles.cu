@@ -1213,10 +1213,10 @@ void launch_with(const sgemm::Problem& p, const Plan& plan, cudaStream_t stream)
   if (splits == 1) return;
   // The reduction, as a programmatic dependent launch: its launch overlaps the GEMM's end.
   const long long vectors = static_cast<long long>(p.M) * (ld_partials / 4);
-  // Groups doubled while C's vectors times them are fewer than two blocks of REDUCE_THREADS an
-  // SM (it stops at two to four), up to MAX_REDUCE_GROUPS and at least two pieces a group.
+  // Groups doubled while C's vectors times them are fewer than one block of REDUCE_THREADS an
+  // SM (it stops at one to two: where C alone fills the SMs, sharing cost 2% at 384^3, the notes), up to MAX_REDUCE_GROUPS and at least two pieces a group.
   int groups = 1;
-  while (groups < MAX_REDUCE_GROUPS && groups * 2 <= splits && vectors * groups < 2LL * REDUCE_THREADS * sgemm::gpu().sm_count)
+  while (groups < MAX_REDUCE_GROUPS && groups * 2 <= splits && vectors * groups < 1LL * REDUCE_THREADS * sgemm::gpu().sm_count)
     groups *= 2;
   const long long vectors_per_block = REDUCE_THREADS / groups;
   launch_after_previous(sgemm_kernel_split_reduce, dim3(static_cast<unsigned>((vectors + vectors_per_block - 1) / vectors_per_block)),
