@@ -855,8 +855,8 @@ __device__ __forceinline__ void sgemm_kernel_stream_reduce_beside_body(sgemm::Pr
 // is 1,024 vectors), a vector's slices are shared by `groups` threads of a block (a power of
 // two up to MAX_REDUCE_GROUPS), each adding a run of consecutive slices in registers, and the
 // first group then adds the runs in order through shared memory (`groups` depends on the GPU's
-// SMs, so the bits do too). Each thread reads REDUCE_LOADS slices before it
-// adds any, so that many loads are in flight (the order of the adds is unchanged by that).
+// SMs, so the bits do too). Each thread reads REDUCE_LOADS slices before it adds any, so that
+// many loads are in flight (the order of the adds is unchanged by that).
 __device__ __forceinline__ void sgemm_kernel_split_reduce_body(sgemm::Problem p, int splits, int groups, const float* partials, int ld_partials,
                                                                int pair_rows) {
   __shared__ float4 runs[REDUCE_THREADS];  // [groups][vectors_per_block]
@@ -1245,7 +1245,8 @@ void launch_kernels(const sgemm::Problem& p, const Plan& plan, cudaStream_t stre
     sgemm_kernel_split<Tile, B_ALIGNED><<<dim3(grid.x, grid.y, splits), block, SHARED_BYTES_SPLIT, stream>>>(p, k_tiles_per_split, partials, ld_partials);
   }
   // Groups doubled while C's vectors times them are fewer than one block of REDUCE_THREADS an
-  // SM (it stops at one to two: where C alone fills the SMs, sharing cost 2% at 384^3, the notes), up to MAX_REDUCE_GROUPS and at least two slices a group.
+  // SM, so it stops at one to two blocks an SM (where C alone fills the SMs, sharing cost about
+  // 2% at 384^3: step 21's notes), up to MAX_REDUCE_GROUPS and at least two slices a group.
   const long long vectors = static_cast<long long>(p.M) * (ld_partials / 4);
   int groups = 1;
   while (groups < MAX_REDUCE_GROUPS && groups * 2 <= splits / (paired ? 2 : 1) &&

@@ -1214,7 +1214,8 @@ void launch_with(const sgemm::Problem& p, const Plan& plan, cudaStream_t stream)
   // The reduction, as a programmatic dependent launch: its launch overlaps the GEMM's end.
   const long long vectors = static_cast<long long>(p.M) * (ld_partials / 4);
   // Groups doubled while C's vectors times them are fewer than one block of REDUCE_THREADS an
-  // SM (it stops at one to two: where C alone fills the SMs, sharing cost 2% at 384^3, the notes), up to MAX_REDUCE_GROUPS and at least two pieces a group.
+  // SM, so it stops at one to two blocks an SM (where C alone fills the SMs, sharing cost about
+  // 2% at 384^3: step 21's notes), up to MAX_REDUCE_GROUPS and at least two pieces a group.
   int groups = 1;
   while (groups < MAX_REDUCE_GROUPS && groups * 2 <= splits && vectors * groups < 1LL * REDUCE_THREADS * sgemm::gpu().sm_count)
     groups *= 2;
