@@ -7,11 +7,16 @@ file's order) and one column per shape (M x N x K, in the file's order). A cell 
 to cuBLAS SGEMM in the same run; where the row was verified, its RMS error over cuBLAS's on the
 same inputs follows in parentheses. Rows timed without a check (--time-only: verified 0 and no
 error columns) show the ratio alone: the table says which rows those are. Several rows of one
-variant and shape (repeated runs) are listed in file order, separated by " / "."""
+variant and shape (repeated runs) are listed in file order, separated by " / ".
+
+An experiment over more than TRANSPOSE_SHAPES shapes (a survey) is drawn the other way round, one
+row per shape and one column per variant, and where every variant ran every shape once, a last
+row gives each variant's geometric mean of the ratios."""
 
 from __future__ import annotations
 
 import csv
+import math
 import re
 from pathlib import Path
 
@@ -19,6 +24,7 @@ from plots.markdown import md_table, relative_link
 
 EXPERIMENT = re.compile(r"<!-- BEGIN (experiment-([A-Za-z0-9_.-]+)) -->")
 MISSING = "—"
+TRANSPOSE_SHAPES = 20  # more shapes than this (a survey): a row per shape
 
 
 def _label(row: dict[str, str]) -> str:
@@ -45,6 +51,7 @@ def experiment_table(path: Path) -> tuple[str, bool]:
     variants: list[str] = []
     shapes: list[str] = []
     cells: dict[tuple[str, str], list[str]] = {}
+    ratios: dict[tuple[str, str], list[float]] = {}
     unchecked = False
     for row in rows:
         label, shape = _label(row), f"{row['m']}×{row['n']}×{row['k']}"
@@ -53,10 +60,20 @@ def experiment_table(path: Path) -> tuple[str, bool]:
         if shape not in shapes:
             shapes.append(shape)
         cells.setdefault((label, shape), []).append(_cell(row))
+        ratios.setdefault((label, shape), []).append(float(row["ratio_to_cublas"]))
         unchecked = unchecked or row.get("verified") != "1"
-    body = [[label] + [" / ".join(cells.get((label, shape), [MISSING])) for shape in shapes]
-            for label in variants]
-    return md_table(["variant"] + shapes, body), unchecked
+    if len(shapes) <= TRANSPOSE_SHAPES:
+        body = [[label] + [" / ".join(cells.get((label, shape), [MISSING])) for shape in shapes]
+                for label in variants]
+        return md_table(["variant"] + shapes, body), unchecked
+    body = [[shape] + [" / ".join(cells.get((label, shape), [MISSING])) for label in variants] for shape in shapes]
+    if all(len(ratios.get((label, shape), [])) == 1 for label in variants for shape in shapes):
+        means = []
+        for label in variants:
+            logs = [math.log(ratios[(label, shape)][0]) for shape in shapes]
+            means.append(f"{math.exp(sum(logs) / len(logs)):.3f}")
+        body.append([f"geometric mean ({len(shapes)} shapes)"] + means)
+    return md_table(["shape"] + variants, body), unchecked
 
 
 def experiment_sections(text: str, results_dir: Path, gpus: list, md_file: Path) -> dict[str, str]:

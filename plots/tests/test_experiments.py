@@ -6,7 +6,7 @@ import unittest
 from dataclasses import dataclass
 from pathlib import Path
 
-from plots.experiments import experiment_sections, experiment_table
+from plots.experiments import TRANSPOSE_SHAPES, experiment_sections, experiment_table
 
 FIELDS = ["step", "variant", "m", "n", "k", "inputs", "ratio_to_cublas", "err_rms_vs_cublas", "verified"]
 
@@ -55,6 +55,23 @@ class ExperimentTable(unittest.TestCase):
     def test_repeated_runs_share_a_cell(self):
         path = write(self.dir / "e.csv", [row(ratio="1.6"), row(ratio="1.7")])
         self.assertIn("| 33_x | 1.600 / 1.700 |", experiment_table(path)[0])
+
+    def test_a_survey_is_a_row_per_shape_with_each_variants_geometric_mean(self):
+        sizes = range(1, TRANSPOSE_SHAPES + 2)
+        rows = [row(variant=v, m=64 * i, ratio=str(r)) for v, r in (("a", 2.0), ("b", 0.5)) for i in sizes]
+        rows[0]["ratio_to_cublas"] = "8.0"  # a's ratios: 8, then 2 at every other shape
+        lines = experiment_table(write(self.dir / "e.csv", rows))[0].splitlines()
+        self.assertEqual(lines[0], "| shape | 33_x: a | 33_x: b |")
+        self.assertEqual(lines[2], "| 64×4096×4096 | 8.000 | 0.500 |")
+        self.assertEqual(len(lines), 2 + len(sizes) + 1)
+        mean_a = 2.0 * 4.0 ** (1 / len(sizes))
+        self.assertEqual(lines[-1], f"| geometric mean ({len(sizes)} shapes) | {mean_a:.3f} | 0.500 |")
+
+    def test_a_survey_with_a_missing_cell_has_no_mean(self):
+        rows = [row(variant=v, m=64 * i) for v in "ab" for i in range(1, TRANSPOSE_SHAPES + 2)]
+        lines = experiment_table(write(self.dir / "e.csv", rows[:-1]))[0].splitlines()
+        self.assertIn("| — |", lines[-1])
+        self.assertNotIn("geometric mean", lines[-1])
 
     def test_sections_per_gpu_with_the_file_linked(self):
         results = self.dir / "results"
