@@ -81,10 +81,12 @@ constexpr int ONE_FLOAT_B_PERCENT = SGEMM_KNOB(ONE_FLOAT_B_PERCENT, 6);  // B co
 constexpr int COPY_PERCENT = SGEMM_KNOB(COPY_PERCENT, 50);  // the aligned copy's pace, in % of the device memory's peak bandwidth (cudaMemcpy2DAsync, as in step 39)
 constexpr int COPY_PASS_US = SGEMM_KNOB(COPY_PASS_US, 3);   // the copy's launch and the GEMM's wait for it, in microseconds
 static_assert(ONE_FLOAT_B_PERCENT >= 0 && COPY_PERCENT >= 1 && COPY_PASS_US >= 0, "a slowdown, a pace and a launch that cannot be negative");
-// Each tile's share of the SM's FP32 peak, in percent, with the SM full of its blocks (the
-// H100 at 6144^3, step 20 built with each tile: the notes, which say why the two smaller
-// tiles' are probably low). The estimate's k tile takes BM x BN x TUNE_SPLIT
-// FMAs at that share, divided among the blocks that share an SM.
+// Each tile's share of the SM's FP32 peak, in percent (the H100 at 6144^3, step 20 built with
+// each tile: the notes). The two smaller tiles' are below what they reach with the SM full of
+// their blocks (68 and 60 on the H200): they stand as well for the fewer blocks an SM those tiles
+// run where shapes choose them, and raised, the rule's choices lost over the survey (the notes).
+// The estimate's k tile takes BM x BN x TUNE_SPLIT FMAs at that share, divided among the blocks
+// that share an SM.
 constexpr int PEAK_PERCENT_128X256 = SGEMM_KNOB(PEAK_PERCENT_128X256, 74);
 constexpr int PEAK_PERCENT_128X128 = SGEMM_KNOB(PEAK_PERCENT_128X128, 67);
 constexpr int PEAK_PERCENT_64X128 = SGEMM_KNOB(PEAK_PERCENT_64X128, 52);
