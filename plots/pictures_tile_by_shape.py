@@ -56,6 +56,7 @@ class Source:
     products: int          # tile_us(): products per multiply-add (3: 3xTF32)
     bytes_per_value: int   # split_place(): the pass's bytes per value of A (8: A read, its small part written)
     first_team: int        # team_size(): the first team, a warp
+    tile_gain: str = "MIN_GAIN_PERCENT"  # choose_tile()'s margin: MIN_GAIN_PERCENT (steps 37-39) or TILE_GAIN_PERCENT (40)
 
     @classmethod
     def read(cls, repo: Path, step: int = STEP) -> "Source":
@@ -81,10 +82,12 @@ class Source:
         _require(src, r"if \(p\.K < RAW_MIN_K\) return pipeline;\s*"
                       r"return pass_us < gemm_us \* IN_PIPELINE_SPLIT_PERCENT / 100\.0 \? once : pipeline;",
                  "no longer places A's split by `pass_us < gemm_us * IN_PIPELINE_SPLIT_PERCENT / 100.0`")
-        _require(src, r"return narrow\.place\.us \* \(100 \+ MIN_GAIN_PERCENT\) <= wide\.place\.us \* 100 \? "
-                      r"narrow : wide;",
-                 "no longer chooses the narrow tile where its estimate beats the wide one's by MIN_GAIN_PERCENT")
-        return cls(int(wgmma_m.group(1)), int(products.group(1)), int(priced.group(1)), int(team.group(1)))
+        gain = _require(src, r"return narrow\.place\.us \* \(100 \+ (MIN_GAIN_PERCENT|TILE_GAIN_PERCENT)\) <= "
+                             r"wide\.place\.us \* 100 \? narrow : wide;",
+                        "no longer chooses the narrow tile where its estimate beats the wide one's by "
+                        "MIN_GAIN_PERCENT or TILE_GAIN_PERCENT")
+        return cls(int(wgmma_m.group(1)), int(products.group(1)), int(priced.group(1)), int(team.group(1)),
+                   gain.group(1))
 
 
 @dataclass(frozen=True)
@@ -122,7 +125,8 @@ class Plan:
 
 class Rule:
     """Step 37's choose_tile(): plan_for() each tile (choose_splits, then split_place), and the
-    narrow tile where its estimate beats the wide tile's by MIN_GAIN_PERCENT; on the H100 (or
+    narrow tile where its estimate beats the wide tile's by MIN_GAIN_PERCENT (step 40:
+    TILE_GAIN_PERCENT); on the H100 (or
     on `gpu`, a dict of scripts/paths.py's facts: clock_mhz, dram_bytes_per_us, l2_bytes). A
     later step that keeps the rule (`step`: 40 runs it for each rectangle of C) is read instead."""
 
@@ -211,9 +215,9 @@ class Rule:
 
     def choose(self, m: int, n: int, k: int) -> Plan:
         """choose_tile() (SGEMM_TILE unset): the narrow tile where its estimate x (100 +
-        MIN_GAIN_PERCENT) is at most the wide tile's x 100."""
+        MIN_GAIN_PERCENT, or in step 40 TILE_GAIN_PERCENT) is at most the wide tile's x 100."""
         wide, narrow = self.plans(m, n, k)
-        return narrow if narrow.us * (100 + self.knobs["MIN_GAIN_PERCENT"]) <= wide.us * 100 else wide
+        return narrow if narrow.us * (100 + self.knobs[self.source.tile_gain]) <= wide.us * 100 else wide
 
 
 # ---- the picture --------------------------------------------------------------------------------
@@ -293,7 +297,7 @@ def draw_tile_by_shape(repo: Path) -> Canvas:
             f"{kn['IN_PIPELINE_SPLIT_PERCENT']}% more, or once, a pass of {rule.source.bytes_per_value} M K bytes "
             f"at {rule.gpu['dram_bytes_per_us'] / 1e6:.2f} TB/s and {kn['PASS_US']} us before it (always in the "
             f"pipeline where K < {kn['RAW_MIN_K']}). The {bm} x {narrow_bn} tile runs where its estimate beats the "
-            f"{bm} x {wide_bn}'s by {kn['MIN_GAIN_PERCENT']}%: where N = {narrow_bn} (the wide tile's second "
+            f"{bm} x {wide_bn}'s by {kn[rule.source.tile_gain]}%: where N = {narrow_bn} (the wide tile's second "
             f"consumer would multiply zeros), and where C has too few wide tiles for the SMs and K too few k tiles "
             f"to cut into pieces instead. Shapes are powers of two.")
     cv.text(20, tops[1] + side + 16, "\n".join(textwrap.wrap(note, 122)), size=8.5, va="top")

@@ -46,7 +46,8 @@ constexpr int SPLITTERS = SGEMM_KNOB(SPLITTERS, 96);  // threads of the producer
 constexpr int MAX_SPLITS = SGEMM_KNOB(MAX_SPLITS, 128);             // most pieces K is cut into (64 in steps 26-39: a lone small tile, as at 64 x 64 x 65536, needs more to fill the GPU)
 constexpr int MIN_SPLIT_K_TILES = SGEMM_KNOB(MIN_SPLIT_K_TILES, 2);  // fewest k tiles in a piece: its ring has to fill (4 in steps 26-39)
 constexpr int PIECE_OVERHEAD_TILES = SGEMM_KNOB(PIECE_OVERHEAD_TILES, 2);  // a block's start and end, in k tiles (the first TMA, the stores)
-constexpr int MIN_GAIN_PERCENT = SGEMM_KNOB(MIN_GAIN_PERCENT, 10);  // more pieces, or the narrow tile, must cut the estimated time by this much
+constexpr int MIN_GAIN_PERCENT = SGEMM_KNOB(MIN_GAIN_PERCENT, 10);  // more pieces must cut the estimated time by this much (in steps 37-39 the narrow tile too)
+constexpr int TILE_GAIN_PERCENT = SGEMM_KNOB(TILE_GAIN_PERCENT, 1);  // the narrow tile must cut the wide tile's estimated time by this much (MIN_GAIN_PERCENT in steps 37-39: at 512^3 it kept the wide tile, 10-12% slower; the notes)
 constexpr int NARROW_TILE_PERCENT = SGEMM_KNOB(NARROW_TILE_PERCENT, 75);  // a 128 x 64 tile's time, in % of a 128 x 128 tile's (half the work, one consumer)
 constexpr int L2_BANDWIDTH_RATIO = SGEMM_KNOB(L2_BANDWIDTH_RATIO, 4);  // partial sums in L2 move this much faster than device memory
 constexpr int REDUCE_THREADS = SGEMM_KNOB(REDUCE_THREADS, 256);     // threads per block of the reduction kernel
@@ -68,7 +69,7 @@ constexpr bool PRICE_ONCE = SGEMM_KNOB(PRICE_ONCE, true);  // keep launch's deci
 constexpr int CUT_CACHE = SGEMM_KNOB(CUT_CACHE, 16);  // shapes whose decisions are kept
 static_assert(CUT_CACHE >= 1, "PRICE_ONCE keeps at least one shape's decision (PRICE_ONCE=false keeps none)");
 constexpr int TF32_FMAS_PER_SM_CLOCK = 1024;  // an H100 SM's dense TF32 rate (494.7 TFLOPS at 1830 MHz on 132 SMs)
-static_assert(MAX_SPLITS >= 1 && MIN_SPLIT_K_TILES >= 1 && MIN_GAIN_PERCENT >= 0 && PIECE_OVERHEAD_TILES >= 0 &&
+static_assert(MAX_SPLITS >= 1 && MIN_SPLIT_K_TILES >= 1 && MIN_GAIN_PERCENT >= 0 && TILE_GAIN_PERCENT >= 0 && PIECE_OVERHEAD_TILES >= 0 &&
                   L2_BANDWIDTH_RATIO >= 1,
               "at least one piece, of at least one k tile; more pieces only for a gain, never for a loss");
 static_assert(MAX_REDUCE_GROUPS >= 1 && (MAX_REDUCE_GROUPS & (MAX_REDUCE_GROUPS - 1)) == 0 && REDUCE_THREADS % MAX_REDUCE_GROUPS == 0 &&
@@ -1039,10 +1040,10 @@ Place split_place(const sgemm::Problem& p, int tiles, int splits, int bn) {
 
 // The block tile: BM x BN (two consumers) or BM x NARROW_BN (one), each with the pieces of K
 // and the place of A's split its own estimate chooses. The narrow tile runs where its estimate
-// beats the wide tile's by MIN_GAIN_PERCENT, the margin more pieces of K must win by (step 21's
-// rule): where N is at most 64 (the wide tile's second consumer would multiply zeros), and
-// where C has too few wide tiles for the SMs and K too few k tiles to cut into pieces
-// instead. SGEMM_TILE (an environment variable: 128x128 or 128x64) forces one, for the tests
+// beats the wide tile's by TILE_GAIN_PERCENT (steps 37-39: MIN_GAIN_PERCENT, the margin more
+// pieces of K must win by, as in step 21's rule): where N is at most 64 (the wide tile's second
+// consumer would multiply zeros), and where C has too few wide tiles for the SMs and K too few
+// k tiles to cut into pieces instead. SGEMM_TILE (an environment variable: 128x128 or 128x64) forces one, for the tests
 // and for comparing the tiles on a reader's own shapes.
 struct Plan {
   int bn, tiles, k_tiles_per_split, splits;
@@ -1069,7 +1070,7 @@ Plan choose_tile(const sgemm::Problem& p) {
                  tile_name(NARROW_BN).c_str());
     std::exit(2);
   }
-  return narrow.place.us * (100 + MIN_GAIN_PERCENT) <= wide.place.us * 100 ? narrow : wide;
+  return narrow.place.us * (100 + TILE_GAIN_PERCENT) <= wide.place.us * 100 ? narrow : wide;
 }
 
 // The partial sums' workspace: allocated on the first call that needs it and grown only when
