@@ -1043,8 +1043,8 @@ Place split_place(const sgemm::Problem& p, int tiles, int splits, int bn) {
 // beats the wide tile's by TILE_GAIN_PERCENT (steps 37-39: MIN_GAIN_PERCENT, the margin more
 // pieces of K must win by, as in step 21's rule): where N is at most 64 (the wide tile's second
 // consumer would multiply zeros), and where C has too few wide tiles for the SMs and K too few
-// k tiles to cut into pieces instead. SGEMM_TILE (an environment variable: 128x128 or 128x64) forces one, for the tests
-// and for comparing the tiles on a reader's own shapes.
+// k tiles to cut into pieces instead. SGEMM_TILE (an environment variable: 128x128 or 128x64)
+// forces one, for the tests and for comparing the tiles on a reader's own shapes.
 struct Plan {
   int bn, tiles, k_tiles_per_split, splits;
   Place place;
