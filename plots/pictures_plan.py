@@ -36,7 +36,8 @@ STEP = 21
 # then the split kernel (two stages and the pairs' box). 128 x 128's kernels need more than 128
 # registers a thread, so one block of 256 threads fills the SM's registers; the others are held
 # by their shared memory.
-H100_BLOCKS_PER_SM = {"128x256": (1, 1), "128x128": (1, 1), "64x128": (3, 3), "64x64": (4, 5), "256x64": (1, 1), "64x256": (1, 1)}
+H100_BLOCKS_PER_SM = {"128x256": (1, 1), "128x128": (1, 1), "64x128": (3, 3), "64x64": (4, 5), "256x64": (1, 1), "64x256": (1, 1),
+                     "16x128": (4, 5), "128x16": (4, 5)}
 # The H100's shared memory: 228 KiB an SM, of which the runtime keeps 1 KiB per block.
 H100_SHARED_PER_SM = 233472
 H100_SHARED_RESERVED = 1024
@@ -187,6 +188,12 @@ class Rule:
                 us, sk_tiles = stream_us, candidate
         return TilePlan(tile, tiles, k_tiles, chosen, length, splits, sk_tiles, us)
 
+    def priced(self, tile: Tile, m: int, n: int) -> bool:
+        """Whether choose() prices the tile for an M x N rectangle: a tile of fewer rows (columns)
+        than THIN_BELOW only where M (N) is below it too."""
+        thin = self.knobs["THIN_BELOW"]
+        return not ((tile.bm < thin and m >= thin) or (tile.bn < thin and n >= thin))
+
     def plans(self, m: int, n: int, k: int) -> list[TilePlan]:
         return [self.plan(tile, m, n, k) for tile in self.tiles]
 
@@ -194,6 +201,7 @@ class Rule:
         """launch(): the smallest estimate of the smaller tiles, where it beats the first tile's
         (step 20's) by MIN_GAIN_PERCENT; else the first tile."""
         first, *others = self.plans(m, n, k)
+        others = [p for p in others if self.priced(p.tile, m, n)]
         if not others:
             return first
         smallest = min(others, key=lambda p: p.us)
@@ -202,7 +210,7 @@ class Rule:
 
 # ---- the picture --------------------------------------------------------------------------------
 
-COLORS = ("#c9d6ea", "#8fc79a", "#f2b26b", "#c7a5d9", "#e8e08a", "#9ed3d6")  # the tiles, in order
+COLORS = ("#c9d6ea", "#8fc79a", "#f2b26b", "#c7a5d9", "#e8e08a", "#9ed3d6", "#e6a3a3", "#b5b5b5")  # the tiles, in order
 SIZES = [64 << i for i in range(9)]   # 64 .. 16384 along M and N
 PANEL_KS = (256, 1024, 4096, 16384)
 HATCH = {SPLIT: "////", STREAM: "..."}
@@ -267,7 +275,9 @@ def draw_chosen_tile(repo: Path) -> Canvas:
             f"estimates the time: waves x k tiles a block x one k tile's time (BM x BN x {kn['TUNE_SPLIT']} FMAs "
             f"at the tile's share of the peak, times the blocks sharing an SM), plus the partial sums. "
             f"Stream-K is charged {kn['STREAM_K_OVERHEAD_K_TILES']} k tiles more. A smaller tile runs where its "
-            f"estimate beats {first.bm} x {first.bn}'s by {kn['MIN_GAIN_PERCENT']}%. Shapes are powers of two.")
+            f"estimate beats {first.bm} x {first.bn}'s by {kn['MIN_GAIN_PERCENT']}%. A tile thinner than "
+            f"{kn['THIN_BELOW']} rows or columns runs only where C (or a strip of it) is that thin too, which no "
+            f"cell here is. Shapes are powers of two.")
     cv.text(20, tops[1] + side + 16, "\n".join(textwrap.wrap(note, 126)), size=8.5, va="top")
     return cv
 

@@ -101,7 +101,7 @@ CHANGED = {
     ("40_edge_rectangles", "sgemm_kernel_split_reduce"): "a vector's pieces shared by up to MAX_REDUCE_GROUPS threads where C has few vectors, REDUCE_LOADS loads in flight",
     ("40_edge_rectangles", "launch_with"): "keeps its path (last_path) for launch to name the rectangles' run",
     ("40_edge_rectangles", "launch"): "C cut into rectangles, each launched as step 39 launches a GEMM (launch_whole)",
-    ("40_edge_rectangles", "decide"): "step 40's rule prices rectangles with estimate_us and choose_tile's plans, step 21's with choose over its six tiles",
+    ("40_edge_rectangles", "decide"): "step 40's rule prices rectangles with estimate_us and choose_tile's plans, step 21's with choose over its eight tiles",
     ("40_edge_rectangles", "decide_once"): "step 40's estimates also depend on whether A and B start 16-byte aligned, so its key holds that",
     ("40_edge_rectangles", "choose_tile"): "the narrow tile must beat the wide one by TILE_GAIN_PERCENT (1), not MIN_GAIN_PERCENT (10): at 512^3 the margin kept the slower wide tile",
 }

@@ -33,8 +33,8 @@ class PortTest(unittest.TestCase):
         return tile.bm * tile.bn * 32 / (gpu["lanes"] * self.rule.peak_percent(tile) / 100 * gpu["clock_mhz"])
 
     def test_the_tiles_are_the_steps_in_its_order(self):
-        self.assertEqual([t.name for t in self.rule.tiles], ["128x256", "128x128", "64x128", "64x64", "256x64", "64x256"])
-        self.assertEqual([self.rule.peak_percent(t) for t in self.rule.tiles], [74, 67, 52, 37, 57, 65])
+        self.assertEqual([t.name for t in self.rule.tiles], ["128x256", "128x128", "64x128", "64x64", "256x64", "64x256", "16x128", "128x16"])
+        self.assertEqual([self.rule.peak_percent(t) for t in self.rule.tiles], [74, 67, 52, 37, 57, 65, 41, 44])
         self.assertEqual(self.rule.knobs["TUNE_SPLIT"], 32)
         step_20 = pt.knobs(REPO_ROOT, 20)
         first = self.rule.tiles[0]

@@ -1,7 +1,8 @@
 // Step 21 - the block tile chosen from the shape                         previous: 20_paired_pieces
 // Change: step 20's code, whole, becomes a template on its tile (threads and outputs per thread
-//         along N and M, the warp's shape), compiled for six tiles: 128 x 256 (step 20's),
-//         128 x 128, 64 x 128, 64 x 64, 256 x 64 (N = 64) and 64 x 256 (M = 64). For each,
+//         along N and M, the warp's shape), compiled for eight tiles: 128 x 256 (step 20's),
+//         128 x 128, 64 x 128, 64 x 64, 256 x 64 (N = 64), 64 x 256 (M = 64), and 16 x 128 and
+//         128 x 16 for rectangles fewer than 64 rows or columns thick. For each,
 //         the launch estimates the time from the shape (waves of blocks x k tiles per block x
 //         a k tile's time at that tile's measured share of the FP32 peak, plus the partial
 //         sums' traffic) with step 20's choice of pieces and a stream-K that must pay for its
@@ -18,7 +19,7 @@
 //         tile. Smaller tiles make more blocks, at a lower share of the peak each. And an
 //         edge of one column (N = 2049) costs the 128 x 256 tile a whole block column.
 // Where:  struct Tile (step 20's code inside it: constants and kernels' bodies); plan (the
-//         estimate); the kernels' wrappers after it; the six tiles (using Tile...), choose
+//         estimate); the kernels' wrappers after it; the eight tiles (using Tile...), choose
 //         and launch (the edges cut into rectangles) at the end.
 // Watch:  the survey's shapes against step 20 (small, skinny, odd); the bench's six shapes
 //         unchanged where the 128 x 256 tile is chosen.
@@ -94,6 +95,12 @@ constexpr int PEAK_PERCENT_64X64 = SGEMM_KNOB(PEAK_PERCENT_64X64, 37);
 constexpr int PEAK_PERCENT_256X64 = SGEMM_KNOB(PEAK_PERCENT_256X64, 57);  // the tall and wide tiles: measured on the H200 at 6144^3 against 128 x 256 (the notes; the tall tile with VECTOR_A_256X64)
 constexpr int PEAK_PERCENT_64X256 = SGEMM_KNOB(PEAK_PERCENT_64X256, 65);
 constexpr bool VECTOR_A_256X64 = SGEMM_KNOB(VECTOR_A_256X64, true);  // the tall tile copies A in 16-byte vectors, 4 k of a row kept together (false: one float at a time, transposed, as the other tiles)
+// The thin tiles, for the strips a cut leaves (9 rows below, one column on the right): measured
+// on the H200 with the SM full of their blocks (the notes).
+constexpr int PEAK_PERCENT_16X128 = SGEMM_KNOB(PEAK_PERCENT_16X128, 41);
+constexpr int PEAK_PERCENT_128X16 = SGEMM_KNOB(PEAK_PERCENT_128X16, 44);
+constexpr bool VECTOR_A_128X16 = SGEMM_KNOB(VECTOR_A_128X16, true);  // as VECTOR_A_256X64, for the thin tile's A, eight times its B
+constexpr int THIN_BELOW = SGEMM_KNOB(THIN_BELOW, 64);  // a tile of fewer rows (columns) than this is priced only where M (N) is below it too
 
 // The kernels, each a template on its tile, T: their bodies are T's member functions (below).
 template <class T, bool B_ALIGNED> __global__ void sgemm_kernel(sgemm::Problem p);
@@ -1314,6 +1321,12 @@ using Tile64x64 = Tile<8, 8, 8, 8, 8, PEAK_PERCENT_64X64>;
 // FMA and not at 64 x 64's (twice the copies per FMA, a quarter of the warps per block).
 using Tile256x64 = Tile<8, 32, 8, 8, 8, PEAK_PERCENT_256X64, VECTOR_A_256X64>;
 using Tile64x256 = Tile<32, 8, 8, 8, 16, PEAK_PERCENT_64X256>;
+// Two thin tiles for the strips a cut leaves: 16 rows for a strip below (M % 128 = 9 at
+// M = 777), 16 columns for one on the right (N % 256 = 1 at N = 4097). 64 threads with 8 x 4
+// outputs each, laid 32 x 2 or 4 x 16: a 64-row tile computes 7 times the FMAs a 9-row strip
+// needs, and a 64-column one 64 times those of a 1-column strip; these compute 1.8 and 16 times.
+using Tile16x128 = Tile<32, 2, 4, 8, 16, PEAK_PERCENT_16X128>;
+using Tile128x16 = Tile<4, 16, 4, 8, 4, PEAK_PERCENT_128X16, VECTOR_A_128X16>;
 
 // One tile's launch, as step 20's: its plan, and the kernels for B's alignment.
 template <class T>
@@ -1331,10 +1344,11 @@ void launch_with(const sgemm::Problem& p, const typename T::Plan& plan, cudaStre
 // Every tile's plan for the shape; the one with the smallest estimate runs, unless that is no
 // better than step 20's 128 x 256 by MIN_GAIN_PERCENT, as more pieces of K must be (near a
 // tie the estimate picked the slower tile as often as the faster: the notes).
-// SGEMM_TILE (an environment variable: 128x256, 128x128, 64x128, 64x64, 256x64 or 64x256)
+// SGEMM_TILE (an environment variable: 128x256, 128x128, 64x128, 64x64, 256x64, 64x256, 16x128
+// or 128x16)
 // runs that tile instead, for the tests and for comparing the tiles on a reader's own shapes.
 struct Choice {
-  int tile = 0;   // 0 .. 5: 128 x 256, 128 x 128, 64 x 128, 64 x 64, 256 x 64, 64 x 256
+  int tile = 0;   // 0 .. 7: 128 x 256, 128 x 128, 64 x 128, 64 x 64, 256 x 64, 64 x 256, 16 x 128, 128 x 16
   double us = 0;  // its estimate
   int splits = 1;  // its pieces of K
   Tile128x256::Plan p0;
@@ -1343,10 +1357,14 @@ struct Choice {
   Tile64x64::Plan p3;
   Tile256x64::Plan p4;
   Tile64x256::Plan p5;
+  Tile16x128::Plan p6;
+  Tile128x16::Plan p7;
 };
-static constexpr int TILES = 6;  // the tiles choose() prices
-constexpr int TILE_BM[TILES] = {Tile128x256::BM, Tile128x128::BM, Tile64x128::BM, Tile64x64::BM, Tile256x64::BM, Tile64x256::BM};
-constexpr int TILE_BN[TILES] = {Tile128x256::BN, Tile128x128::BN, Tile64x128::BN, Tile64x64::BN, Tile256x64::BN, Tile64x256::BN};
+static constexpr int TILES = 8;  // the tiles choose() prices
+constexpr int TILE_BM[TILES] = {Tile128x256::BM, Tile128x128::BM, Tile64x128::BM, Tile64x64::BM,
+                                Tile256x64::BM,  Tile64x256::BM,  Tile16x128::BM, Tile128x16::BM};
+constexpr int TILE_BN[TILES] = {Tile128x256::BN, Tile128x128::BN, Tile64x128::BN, Tile64x64::BN,
+                                Tile256x64::BN,  Tile64x256::BN,  Tile16x128::BN, Tile128x16::BN};
 const char* const forced_tile = std::getenv("SGEMM_TILE");
 Choice choose(const sgemm::Problem& p) {
   Choice c;
@@ -1356,21 +1374,33 @@ Choice choose(const sgemm::Problem& p) {
   c.p3 = Tile64x64().plan(p);
   c.p4 = Tile256x64().plan(p);
   c.p5 = Tile64x256().plan(p);
-  const double us[TILES] = {c.p0.us, c.p1.us, c.p2.us, c.p3.us, c.p4.us, c.p5.us};
+  c.p6 = Tile16x128().plan(p);
+  c.p7 = Tile128x16().plan(p);
+  const double us[TILES] = {c.p0.us, c.p1.us, c.p2.us, c.p3.us, c.p4.us, c.p5.us, c.p6.us, c.p7.us};
   if (forced_tile != nullptr) {
     c.tile = -1;
     for (int t = 0; t < TILES; ++t)
       if (std::to_string(TILE_BM[t]) + "x" + std::to_string(TILE_BN[t]) == forced_tile) c.tile = t;
     if (c.tile < 0) {
-      std::fprintf(stderr, "SGEMM_TILE=%s: the tiles are 128x256, 128x128, 64x128, 64x64, 256x64 and 64x256\n", forced_tile);
+      std::fprintf(stderr, "SGEMM_TILE=%s: the tiles are 128x256, 128x128, 64x128, 64x64, 256x64, 64x256, 16x128 and 128x16\n",
+                   forced_tile);
       std::exit(2);
     }
   } else {
-    const int smallest = static_cast<int>(std::min_element(us + 1, us + TILES) - us);
-    c.tile = us[smallest] * (100 + MIN_GAIN_PERCENT) <= us[0] * 100 ? smallest : 0;
+    // The thin tiles serve rectangles as thin as they are. Priced everywhere, they would win the
+    // estimate at most shapes below about 1024 x 1024 with K up to 512 (it counts FMAs and waves,
+    // not a kernel's fixed start and drain). Forced, they ran faster than this rule at 128^3 and
+    // 256^3 and slower at 512^3 and 640^3 (the notes); the rest of that region is unmeasured.
+    double priced[TILES];
+    for (int t = 0; t < TILES; ++t) {
+      const bool thin_rows = TILE_BM[t] < THIN_BELOW && p.M >= THIN_BELOW, thin_cols = TILE_BN[t] < THIN_BELOW && p.N >= THIN_BELOW;
+      priced[t] = thin_rows || thin_cols ? INFINITY : us[t];
+    }
+    const int smallest = static_cast<int>(std::min_element(priced + 1, priced + TILES) - priced);
+    c.tile = priced[smallest] * (100 + MIN_GAIN_PERCENT) <= priced[0] * 100 ? smallest : 0;
   }
   c.us = us[c.tile];
-  const int splits[TILES] = {c.p0.splits, c.p1.splits, c.p2.splits, c.p3.splits, c.p4.splits, c.p5.splits};
+  const int splits[TILES] = {c.p0.splits, c.p1.splits, c.p2.splits, c.p3.splits, c.p4.splits, c.p5.splits, c.p6.splits, c.p7.splits};
   c.splits = splits[c.tile];
   return c;
 }
@@ -1381,7 +1411,9 @@ void launch_choice(const sgemm::Problem& p, const Choice& c, cudaStream_t stream
     case 2: launch_with<Tile64x128>(p, c.p2, stream); break;
     case 3: launch_with<Tile64x64>(p, c.p3, stream); break;
     case 4: launch_with<Tile256x64>(p, c.p4, stream); break;
-    default: launch_with<Tile64x256>(p, c.p5, stream); break;
+    case 5: launch_with<Tile64x256>(p, c.p5, stream); break;
+    case 6: launch_with<Tile16x128>(p, c.p6, stream); break;
+    default: launch_with<Tile128x16>(p, c.p7, stream); break;
   }
 }
 
@@ -1562,5 +1594,6 @@ int main(int argc, char** argv) {
                                                     Tile128x128::SHARED_BYTES_SPLIT, Tile64x128::SHARED_BYTES,
                                                     Tile64x128::SHARED_BYTES_SPLIT, Tile64x64::SHARED_BYTES, Tile64x64::SHARED_BYTES_SPLIT,
                                                     Tile256x64::SHARED_BYTES, Tile256x64::SHARED_BYTES_SPLIT, Tile64x256::SHARED_BYTES,
-                                                    Tile64x256::SHARED_BYTES_SPLIT})});
+                                                    Tile64x256::SHARED_BYTES_SPLIT, Tile16x128::SHARED_BYTES, Tile16x128::SHARED_BYTES_SPLIT,
+                                                    Tile128x16::SHARED_BYTES, Tile128x16::SHARED_BYTES_SPLIT})});
 }
